@@ -1,13 +1,5 @@
 import { Decimal } from 'decimal.js';
 
-// A published value: a plain non-negative decimal, as the RBA writes it. No sign,
-// exponent, thousands separator, hex or leading/trailing dot.
-const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
-
-export function isPlainDecimal(text: string): boolean {
-  return PLAIN_DECIMAL.test(text);
-}
-
 export function decimalPlaces(text: string): number {
   const dot = text.indexOf('.');
   return dot < 0 ? 0 : text.length - dot - 1;

@@ -15,7 +15,7 @@
 
 import { type PublishedCode, PUBLISHED_CODES, unitToCode } from './codes.js';
 import { isoDatePart, parseIsoDate } from './dates.js';
-import { isPlainDecimal } from './decimal.js';
+import { isPlainDecimal } from '../domain/decimal.js';
 import { atLine, formatError } from './errors.js';
 import type { RbaDay, RbaTable } from './types.js';
 import { type XmlElement, child, children, parseXml, path } from './xml.js';

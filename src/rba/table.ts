@@ -18,7 +18,7 @@
 
 import { type PublishedCode, PUBLISHED_CODES, unitToCode } from './codes.js';
 import { parseRbaDate } from './dates.js';
-import { isPlainDecimal } from './decimal.js';
+import { isPlainDecimal } from '../domain/decimal.js';
 import { type Locator, formatError } from './errors.js';
 import type { RbaDay } from './types.js';
 

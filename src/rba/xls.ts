@@ -14,7 +14,8 @@
 
 import * as XLSX from '@e965/xlsx';
 import { isoFromParts, toRbaDate } from './dates.js';
-import { decimalPlaces, formatFixed, isPlainDecimal } from './decimal.js';
+import { isPlainDecimal } from '../domain/decimal.js';
+import { decimalPlaces, formatFixed } from './decimal.js';
 import { type Locator, atLine, formatError } from './errors.js';
 import { type SheetRow, parseHeaderTable } from './table.js';
 import type { RbaTable } from './types.js';

@@ -1,0 +1,52 @@
+// Builds the whole service from its configuration and an open database; src/main.ts listens.
+import type { Kysely } from 'kysely';
+import { pino, type Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { createInternalApp } from './internal/app.js';
+import type { Admission } from './rest/admission.js';
+import { createRestApp } from './rest/app.js';
+import { KeyAuthenticator } from './rest/auth.js';
+import type { Services } from './schema/context.js';
+import { schema } from './schema/index.js';
+import { RateCache } from './schema/rate-loaders.js';
+import { VERSION } from './version.js';
+
+export interface AppDependencies {
+  config: Config;
+  db: Kysely<Database>;
+  operatorToken: string;
+  clock?: () => Date;
+  logger?: Logger;
+  admission?: Admission;
+}
+
+/** What every request shares, with the key authenticator whose cache key changes must clear. */
+export function createServices(db: Kysely<Database>, clock: () => Date = () => new Date()) {
+  const keys = new KeyAuthenticator(db);
+  const services: Services = {
+    db,
+    rateCache: new RateCache(db),
+    clock,
+    version: VERSION,
+    onKeysChanged: () => keys.clear(),
+  };
+  return { services, keys };
+}
+
+export function buildApp(deps: AppDependencies) {
+  const logger = deps.logger ?? pino({ level: deps.config.LOG_LEVEL });
+  const { services, keys } = createServices(deps.db, deps.clock);
+  const rest = createRestApp({
+    schema,
+    services,
+    keys,
+    documentationUrl: deps.config.DOCUMENTATION_URL,
+    logger,
+    admission: deps.admission,
+  });
+  const internal = createInternalApp({ schema, services, operatorToken: deps.operatorToken });
+  return { services, rest, internal, logger };
+}
+
+export type App = ReturnType<typeof buildApp>;

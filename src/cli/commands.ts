@@ -1,0 +1,84 @@
+// The operator commands: each turns its arguments into one GraphQL operation and prints one JSON object.
+import { resolve } from 'node:path';
+import { parseRbaFile, RbaFormatError } from '../rba/index.js';
+import { type OperatorClient, OperatorError } from './operator-client.js';
+import { readSource } from './read-source.js';
+
+export interface CommandArgs {
+  positionals: string[];
+  options: { email?: string; plan?: string; prefix?: string };
+}
+
+type Command = (client: OperatorClient, args: CommandArgs) => Promise<object>;
+
+function option(args: CommandArgs, name: keyof CommandArgs['options']): string {
+  const value = args.options[name];
+  if (!value) throw new OperatorError(`--${name} is required`);
+  return value;
+}
+
+const ACCOUNT_FIELDS = 'id email plan status';
+
+async function importFile(client: OperatorClient, args: CommandArgs) {
+  const source = args.positionals[0];
+  if (!source) throw new OperatorError('usage: import <path-or-url>');
+  const isUrl = /^https?:\/\//i.test(source);
+  let table;
+  try {
+    table = parseRbaFile(await readSource(source), source);
+  } catch (error) {
+    if (error instanceof RbaFormatError || (error as NodeJS.ErrnoException).code) throw new OperatorError((error as Error).message);
+    throw error;
+  }
+  const days = table.days.map((day) => ({
+    date: day.date,
+    rates: Object.entries(day.rates).map(([code, value]) => ({ code, value })),
+  }));
+  const { importRates } = await client.run<{ importRates: object }>(
+    `mutation Import($input: ImportRatesInput!) { importRates(input: $input) { days inserted updated firstDate lastDate } }`,
+    { input: { source: isUrl ? source : resolve(source), format: table.format, publicationDate: table.publicationDate, days } },
+  );
+  return importRates;
+}
+
+async function setStatus(client: OperatorClient, args: CommandArgs, status: 'active' | 'suspended') {
+  const { setAccountStatus } = await client.run<{ setAccountStatus: object }>(
+    `mutation Status($email: EmailAddress!, $status: AccountStatus!) { setAccountStatus(email: $email, status: $status) { ${ACCOUNT_FIELDS} } }`,
+    { email: option(args, 'email'), status },
+  );
+  return setAccountStatus;
+}
+
+export const commands: Record<string, Command> = {
+  import: importFile,
+  'account create': async (client, args) => {
+    const { createAccount } = await client.run<{ createAccount: object }>(
+      `mutation Create($email: EmailAddress!, $plan: Plan!) { createAccount(email: $email, plan: $plan) { id email plan } }`,
+      { email: option(args, 'email'), plan: option(args, 'plan') },
+    );
+    return createAccount;
+  },
+  'account plan': async (client, args) => {
+    const { setAccountPlan } = await client.run<{ setAccountPlan: object }>(
+      `mutation Plan($email: EmailAddress!, $plan: Plan!) { setAccountPlan(email: $email, plan: $plan) { id email plan } }`,
+      { email: option(args, 'email'), plan: option(args, 'plan') },
+    );
+    return setAccountPlan;
+  },
+  'account suspend': (client, args) => setStatus(client, args, 'suspended'),
+  'account unsuspend': (client, args) => setStatus(client, args, 'active'),
+  'key create': async (client, args) => {
+    const { createApiKey } = await client.run<{ createApiKey: { key: string; apiKey: { id: string; prefix: string } } }>(
+      `mutation Key($email: EmailAddress!) { createApiKey(email: $email) { key apiKey { id prefix } } }`,
+      { email: option(args, 'email') },
+    );
+    return { key: createApiKey.key, prefix: createApiKey.apiKey.prefix, id: createApiKey.apiKey.id };
+  },
+  'key revoke': async (client, args) => {
+    const { revokeApiKey } = await client.run<{ revokeApiKey: object }>(
+      `mutation Revoke($prefix: String!) { revokeApiKey(prefix: $prefix) { id prefix status } }`,
+      { prefix: option(args, 'prefix') },
+    );
+    return revokeApiKey;
+  },
+};

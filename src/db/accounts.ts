@@ -1,0 +1,36 @@
+import type { Kysely } from 'kysely';
+import type { Account, AccountStatus, Database, Plan } from './database.js';
+
+export async function insertAccount(db: Kysely<Database>, email: string, plan: Plan): Promise<Account | null> {
+  const row = await db
+    .insertInto('accounts')
+    .values({ email: email.toLowerCase(), plan })
+    .onConflict((oc) => oc.column('email').doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+export async function findAccountByEmail(db: Kysely<Database>, email: string): Promise<Account | null> {
+  const row = await db.selectFrom('accounts').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
+  return row ?? null;
+}
+
+export async function updateAccount(
+  db: Kysely<Database>,
+  email: string,
+  changes: { plan?: Plan; status?: AccountStatus },
+): Promise<Account | null> {
+  const row = await db
+    .updateTable('accounts')
+    .set(changes)
+    .where('email', '=', email.toLowerCase())
+    .returningAll()
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** Locks the account row for the rest of the transaction, so per-account rules see a stable count. */
+export async function lockAccount(trx: Kysely<Database>, accountId: string): Promise<void> {
+  await trx.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().execute();
+}

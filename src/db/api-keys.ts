@@ -1,0 +1,82 @@
+import type { Kysely } from 'kysely';
+import type { AccountStatus, ApiKey, Database, KeyStatus, Plan } from './database.js';
+
+export async function insertApiKey(
+  db: Kysely<Database>,
+  key: { accountId: string; prefix: string; keyHash: string; lastFour: string },
+): Promise<ApiKey | null> {
+  const row = await db
+    .insertInto('api_keys')
+    .values({ account_id: key.accountId, prefix: key.prefix, key_hash: key.keyHash, last_four: key.lastFour })
+    .onConflict((oc) => oc.column('prefix').doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+export async function prefixesStartingWith(db: Kysely<Database>, base: string): Promise<string[]> {
+  const rows = await db.selectFrom('api_keys').select('prefix').where('prefix', 'like', `${base}%`).execute();
+  return rows.map((r) => r.prefix);
+}
+
+export interface KeyHolder {
+  keyId: string;
+  keyStatus: KeyStatus;
+  prefix: string;
+  accountId: string;
+  accountStatus: AccountStatus;
+  plan: Plan;
+}
+
+export async function findKeyHolderByHash(db: Kysely<Database>, keyHash: string): Promise<KeyHolder | null> {
+  const row = await db
+    .selectFrom('api_keys')
+    .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+    .select([
+      'api_keys.id as keyId',
+      'api_keys.status as keyStatus',
+      'api_keys.prefix as prefix',
+      'accounts.id as accountId',
+      'accounts.status as accountStatus',
+      'accounts.plan as plan',
+    ])
+    .where('api_keys.key_hash', '=', keyHash)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+export async function revokeApiKeyByPrefix(db: Kysely<Database>, prefix: string): Promise<ApiKey | null> {
+  const row = await db
+    .updateTable('api_keys')
+    .set({ status: 'revoked', revoked_at: new Date() })
+    .where('prefix', '=', prefix)
+    .where('status', '=', 'active')
+    .returningAll()
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+export async function findApiKeyByPrefix(db: Kysely<Database>, prefix: string): Promise<ApiKey | null> {
+  return (await db.selectFrom('api_keys').selectAll().where('prefix', '=', prefix).executeTakeFirst()) ?? null;
+}
+
+export async function countActiveKeys(db: Kysely<Database>, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'active')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function revokeActiveKeysOf(db: Kysely<Database>, accountId: string): Promise<number> {
+  const rows = await db
+    .updateTable('api_keys')
+    .set({ status: 'revoked', revoked_at: new Date() })
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'active')
+    .returning('id')
+    .execute();
+  return rows.length;
+}

@@ -1,0 +1,54 @@
+// Opens the database: PGlite (Postgres in WASM) in a local directory by default, or a Postgres
+// server when a URL is given. Both return the same types for the same columns.
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+import type { Database } from './database.js';
+
+const DATE_OID = 1082;
+const INT8_OID = 20;
+
+// Dates stay 'YYYY-MM-DD' strings (a JS Date would drag in a time zone); counts come back as
+// numbers on both drivers (pg gives int8 as a string, PGlite as a number).
+const keepText = (value: string) => value;
+const toNumber = (value: string) => Number(value);
+
+export type DatabaseTarget =
+  | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob }
+  | { kind: 'postgres'; url: string; maxConnections?: number };
+
+export interface OpenDatabase {
+  db: Kysely<Database>;
+  target: DatabaseTarget;
+}
+
+export async function openDatabase(target: DatabaseTarget): Promise<OpenDatabase> {
+  if (target.kind === 'postgres') {
+    const pool = new pg.Pool({
+      connectionString: target.url,
+      max: target.maxConnections ?? 10,
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+          if (oid === DATE_OID) return keepText;
+          if (oid === INT8_OID) return toNumber;
+          return pg.types.getTypeParser(oid, format);
+        }) as typeof pg.types.getTypeParser,
+      },
+    });
+    return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), target };
+  }
+  if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
+  const pglite = await PGlite.create(target.dataDir, {
+    loadDataDir: target.loadDataDir,
+    parsers: { [DATE_OID]: keepText, [INT8_OID]: toNumber },
+  });
+  return { db: new Kysely<Database>({ dialect: new PGliteDialect(pglite) }), target };
+}
+
+export function targetFromConfig(config: { DATABASE_URL?: string; DATA_DIR: string }): DatabaseTarget {
+  return config.DATABASE_URL
+    ? { kind: 'postgres', url: config.DATABASE_URL }
+    : { kind: 'pglite', dataDir: `${config.DATA_DIR}/pgdata` };
+}

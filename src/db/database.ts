@@ -1,0 +1,83 @@
+// The database's shape, as Kysely sees it. Every other type of stored data derives from here.
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+
+export const PLANS = ['free', 'starter', 'professional', 'business', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
+
+export const ACCOUNT_STATUSES = ['active', 'suspended'] as const;
+export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
+
+export const KEY_STATUSES = ['active', 'revoked'] as const;
+export type KeyStatus = (typeof KEY_STATUSES)[number];
+
+type CreatedAt = ColumnType<Date, never, never>;
+
+export interface PublicationsTable {
+  id: Generated<number>;
+  /** where the data came from: a file path, a URL or a feed */
+  source: string;
+  format: 'csv' | 'xls' | 'rss';
+  /** the RBA's own publication date printed in the file, when it has one */
+  rba_publication_date: string | null;
+  first_date: string;
+  last_date: string;
+  days: number;
+  inserted: number;
+  updated: number;
+  stored_at: CreatedAt;
+}
+
+export interface RatesTable {
+  /** 'YYYY-MM-DD' */
+  date: string;
+  code: string;
+  /** exact decimal text as published, e.g. '61.40' (numeric keeps the published scale) */
+  value: string;
+  publication_id: number;
+}
+
+export interface RateCorrectionsTable {
+  id: Generated<number>;
+  date: string;
+  code: string;
+  previous_value: string;
+  value: string;
+  publication_id: number;
+  corrected_at: CreatedAt;
+}
+
+export interface AccountsTable {
+  id: Generated<string>;
+  /** stored lower-case, unique */
+  email: string;
+  plan: Plan;
+  status: ColumnType<AccountStatus, AccountStatus | undefined, AccountStatus>;
+  created_at: CreatedAt;
+}
+
+export interface ApiKeysTable {
+  id: Generated<string>;
+  account_id: string;
+  /** the suburb part of the key, unique among all keys ever issued */
+  prefix: string;
+  /** hex SHA-256 of the whole key */
+  key_hash: string;
+  last_four: string;
+  status: ColumnType<KeyStatus, KeyStatus | undefined, KeyStatus>;
+  created_at: CreatedAt;
+  revoked_at: ColumnType<Date | null, never, Date>;
+}
+
+export interface Database {
+  publications: PublicationsTable;
+  rates: RatesTable;
+  rate_corrections: RateCorrectionsTable;
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+}
+
+export type Publication = Selectable<PublicationsTable>;
+export type NewPublication = Insertable<PublicationsTable>;
+export type RateRow = Selectable<RatesTable>;
+export type Account = Selectable<AccountsTable>;
+export type ApiKey = Selectable<ApiKeysTable>;

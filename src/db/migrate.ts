@@ -1,0 +1,26 @@
+import { Migrator, type Kysely, type Migration, type MigrationResultSet } from 'kysely';
+import * as m0001 from './migrations/0001_rates_and_keys.js';
+
+// Listed explicitly rather than read from disk, so they run the same under tsx, a bundle or tests.
+const migrations: Record<string, Migration> = {
+  '0001_rates_and_keys': m0001,
+};
+
+export function migrator(db: Kysely<any>): Migrator {
+  return new Migrator({ db, provider: { getMigrations: async () => migrations } });
+}
+
+export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+  throwOnFailure(await migrator(db).migrateToLatest());
+}
+
+export async function migrateDown(db: Kysely<any>): Promise<void> {
+  throwOnFailure(await migrator(db).migrateDown());
+}
+
+function throwOnFailure({ error, results }: MigrationResultSet): void {
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error });
+  }
+}

@@ -1,0 +1,56 @@
+// The 21 codes the service knows: AUD (the base) and the 20 series it serves from RBA table F11.1.
+import { PUBLISHED_CODES } from '../rba/codes.js';
+
+export const CURRENCY_CODES = ['AUD', ...PUBLISHED_CODES] as const;
+export type CurrencyCode = (typeof CURRENCY_CODES)[number];
+
+export interface CurrencyInfo {
+  code: CurrencyCode;
+  name: string;
+  symbol: string;
+  country: string;
+  /** false only for TWI, an index rather than a currency (SPEC 2.1) */
+  convertible: boolean;
+}
+
+const info = (code: CurrencyCode, name: string, symbol: string, country: string): CurrencyInfo => ({
+  code,
+  name,
+  symbol,
+  country,
+  convertible: code !== 'TWI',
+});
+
+export const CURRENCIES: readonly CurrencyInfo[] = [
+  info('AUD', 'Australian Dollar', 'A$', 'Australia'),
+  info('USD', 'US Dollar', 'US$', 'United States'),
+  info('EUR', 'Euro', '€', 'Euro area'),
+  info('GBP', 'Pound Sterling', '£', 'United Kingdom'),
+  info('JPY', 'Japanese Yen', '¥', 'Japan'),
+  info('CNY', 'Chinese Renminbi', 'CN¥', 'China'),
+  info('KRW', 'South Korean Won', '₩', 'South Korea'),
+  info('INR', 'Indian Rupee', '₹', 'India'),
+  info('SGD', 'Singapore Dollar', 'S$', 'Singapore'),
+  info('NZD', 'New Zealand Dollar', 'NZ$', 'New Zealand'),
+  info('THB', 'Thai Baht', '฿', 'Thailand'),
+  info('MYR', 'Malaysian Ringgit', 'RM', 'Malaysia'),
+  info('IDR', 'Indonesian Rupiah', 'Rp', 'Indonesia'),
+  info('VND', 'Vietnamese Dong', '₫', 'Vietnam'),
+  info('HKD', 'Hong Kong Dollar', 'HK$', 'Hong Kong'),
+  info('PHP', 'Philippine Peso', '₱', 'Philippines'),
+  info('CAD', 'Canadian Dollar', 'C$', 'Canada'),
+  info('CHF', 'Swiss Franc', 'CHF', 'Switzerland'),
+  info('TWD', 'New Taiwan Dollar', 'NT$', 'Taiwan'),
+  info('TWI', 'Trade-weighted Index (May 1970 = 100)', 'TWI', 'Australia'),
+  info('SDR', 'Special Drawing Right', 'XDR', 'International Monetary Fund'),
+];
+
+const CODE_SET: ReadonlySet<string> = new Set(CURRENCY_CODES);
+
+export function isCurrencyCode(value: string): value is CurrencyCode {
+  return CODE_SET.has(value);
+}
+
+/** D1: the direction of every rate the service serves. */
+export const QUOTE_NOTE =
+  'All rates are quoted against the Australian dollar (AUD): each value is the units of foreign currency that 1 AUD buys, as published by the Reserve Bank of Australia (table F11.1, 4 pm Sydney). TWI is an index, not a currency.';

@@ -1,0 +1,40 @@
+// Exact decimal arithmetic for rates and conversions (D2, D14, D15): never a binary float.
+import { Decimal } from 'decimal.js';
+
+// ROUND_HALF_UP in decimal.js rounds ties away from zero, as D15 asks.
+export const Dec = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_UP });
+
+const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
+
+/** '100', '0.5', '1234.5678': digits with an optional fraction; no sign, exponent, hex or spaces. */
+export function isPlainDecimal(text: string): boolean {
+  return PLAIN_DECIMAL.test(text);
+}
+
+/** The shortest exact text of a decimal: '61.40' → '61.4', '10635' → '10635', '0.000' → '0'. */
+export function normalizeDecimal(value: Decimal.Value): string {
+  return new Dec(value).toFixed();
+}
+
+export interface ConversionMaths {
+  /** rate rounded half away from zero to 6 dp, normalised */
+  rate: string;
+  /** amount × unrounded rate, rounded half away from zero to 4 dp, normalised */
+  result: string;
+}
+
+/** D15: rates are units of currency per 1 AUD, so rate(from→to) = rates[to] / rates[from]. */
+export function convertAmount(amount: string, fromRate: string, toRate: string): ConversionMaths {
+  const rate = new Dec(toRate).dividedBy(fromRate);
+  return {
+    rate: normalizeDecimal(rate.toDecimalPlaces(6)),
+    result: normalizeDecimal(rate.times(amount).toDecimalPlaces(4)),
+  };
+}
+
+/** normalizeDecimal for text already known to be a plain decimal, without building a Decimal (hot path). */
+export function trimDecimal(text: string): string {
+  if (!text.includes('.')) return text.replace(/^0+(?=\d)/, '');
+  const trimmed = text.replace(/^0+(?=\d)/, '').replace(/0+$/, '');
+  return trimmed.endsWith('.') ? trimmed.slice(0, -1) : trimmed;
+}

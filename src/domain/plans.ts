@@ -1,0 +1,28 @@
+// The five plans of SPEC 8, in one place.
+import type { Plan } from '../db/database.js';
+
+export interface PlanLimits {
+  name: string;
+  /** requests per billing month; for Free a one-time allowance that never resets (D16) */
+  monthlyRequests: number;
+  resets: boolean;
+  apiKeys: number;
+  /** how far back dated requests may reach: null none, a number of days, or 'full' (2018 on) */
+  historyDays: number | 'full' | null;
+  /** longest /timeseries range in days (end - start), null for no access */
+  timeSeriesDays: number | null;
+  webhookSubscriptions: number;
+}
+
+export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
+  free: { name: 'Free', monthlyRequests: 300, resets: false, apiKeys: 1, historyDays: null, timeSeriesDays: null, webhookSubscriptions: 0 },
+  starter: { name: 'Starter', monthlyRequests: 5_000, resets: true, apiKeys: 1, historyDays: 30, timeSeriesDays: 7, webhookSubscriptions: 0 },
+  professional: { name: 'Professional', monthlyRequests: 50_000, resets: true, apiKeys: 5, historyDays: 'full', timeSeriesDays: 90, webhookSubscriptions: 3 },
+  business: { name: 'Business', monthlyRequests: 500_000, resets: true, apiKeys: 10, historyDays: 'full', timeSeriesDays: 365, webhookSubscriptions: 10 },
+  enterprise: { name: 'Enterprise', monthlyRequests: 5_000_000, resets: true, apiKeys: 20, historyDays: 'full', timeSeriesDays: 365, webhookSubscriptions: 50 },
+};
+
+/** Free and Starter hold one key: a new one replaces the old (SPEC 3). */
+export function replacesKeyOnCreate(plan: Plan): boolean {
+  return PLAN_LIMITS[plan].apiKeys === 1;
+}

@@ -1,0 +1,52 @@
+// Expected failures. Each has a stable `code`; the REST facade maps codes to HTTP statuses in one
+// table (src/rest/error-status.ts) and the internal GraphQL endpoint shows them as
+// `extensions.code`. Being GraphQLErrors, they pass through GraphQL execution unmasked.
+import { GraphQLError } from 'graphql';
+
+export abstract class DomainError extends GraphQLError {
+  abstract readonly code: string;
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+  override toJSON() {
+    return { ...super.toJSON(), extensions: { code: this.code } };
+  }
+}
+
+export class BadRequestError extends DomainError {
+  readonly code = 'bad_request';
+}
+export class UnauthorizedError extends DomainError {
+  readonly code = 'unauthorized';
+}
+export class InvalidApiKeyError extends DomainError {
+  readonly code = 'invalid_api_key';
+}
+export class AccountSuspendedError extends DomainError {
+  readonly code = 'account_suspended';
+}
+export class NotFoundError extends DomainError {
+  readonly code = 'not_found';
+}
+export class MethodNotAllowedError extends DomainError {
+  readonly code = 'method_not_allowed';
+  constructor(readonly allow: readonly string[]) {
+    super(`Method not allowed. Allowed: ${allow.join(', ')}.`);
+  }
+}
+export class ServiceUnavailableError extends DomainError {
+  readonly code = 'service_unavailable';
+}
+/** An operator action that conflicts with stored state (an e-mail already registered, …). */
+export class ConflictError extends DomainError {
+  readonly code = 'conflict';
+}
+/** An operation only the operator may run. */
+export class ForbiddenError extends DomainError {
+  readonly code = 'forbidden';
+}
+/** A key beyond the plan's key count (Professional and above). */
+export class KeyLimitReachedError extends DomainError {
+  readonly code = 'key_limit_reached';
+}

@@ -1,0 +1,59 @@
+// `npm start`: opens the database, migrates, and listens on the public and internal ports.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildApp } from './app.js';
+import { ConfigError, parseConfig } from './config.js';
+import { openDatabase, targetFromConfig } from './db/connect.js';
+import { migrateToLatest } from './db/migrate.js';
+import { findRunningService, loadOperatorToken, removeServiceFile, writeServiceFile } from './service-file.js';
+
+function listen(server: Server, port: number, host: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const { address, port: bound } = server.address() as AddressInfo;
+      resolve(`http://${address.includes(':') ? `[${address}]` : address}:${bound}`);
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const config = parseConfig(process.env);
+  const running = findRunningService(config.DATA_DIR);
+  if (running && !config.DATABASE_URL) {
+    // PGlite is one process's database: a second service on the same directory would corrupt it.
+    throw new ConfigError(`A service (pid ${running.pid}) already uses DATA_DIR ${config.DATA_DIR}; stop it first or use another DATA_DIR`);
+  }
+  const { db } = await openDatabase(targetFromConfig(config));
+  await migrateToLatest(db);
+  const app = buildApp({ config, db, operatorToken: loadOperatorToken(config) });
+  const publicServer = createServer(app.rest);
+  const internalServer = createServer(app.internal);
+  const publicUrl = await listen(publicServer, config.PORT, config.HOST);
+  const internalUrl = await listen(internalServer, config.INTERNAL_PORT, config.INTERNAL_HOST);
+  writeServiceFile(config.DATA_DIR, { pid: process.pid, publicUrl, internalUrl: `${internalUrl}/graphql` });
+  app.logger.info(
+    { publicUrl, internalUrl, storage: config.DATABASE_URL ? 'postgres' : `pglite:${config.DATA_DIR}` },
+    `listening on ${publicUrl}`,
+  );
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.logger.info({ signal }, 'stopping');
+    removeServiceFile(config.DATA_DIR);
+    publicServer.closeAllConnections();
+    internalServer.closeAllConnections();
+    await Promise.all([new Promise((r) => publicServer.close(r)), new Promise((r) => internalServer.close(r))]);
+    await db.destroy();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(error instanceof ConfigError ? 2 : 1);
+});

@@ -1,0 +1,146 @@
+// The public REST facade: HTTP in, one in-process GraphQL operation per request, SPEC's JSON out.
+// HTTP concerns (keys, quotas, headers, the error envelope) live here; domain rules in the schema.
+import { createHash, randomUUID } from 'node:crypto';
+import { Response, createServerAdapter } from '@whatwg-node/server';
+import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import type { Logger } from 'pino';
+import { DomainError, MethodNotAllowedError, NotFoundError } from '../errors.js';
+import { createContext, type Services } from '../schema/context.js';
+import { admitAll, type Admission } from './admission.js';
+import type { KeyAuthenticator } from './auth.js';
+import { missingKey } from './auth.js';
+import { statusOf } from './error-status.js';
+import { stringify, type Json } from './json.js';
+import { createRouter } from './router.js';
+import { routes, type Route, type RouteRequest } from './routes.js';
+
+export interface RestAppOptions {
+  schema: GraphQLSchema;
+  services: Services;
+  keys: KeyAuthenticator;
+  documentationUrl: string;
+  logger: Logger;
+  admission?: Admission;
+}
+
+const ALLOWED_METHODS = ['GET', 'HEAD', 'OPTIONS'];
+const ALLOW = ALLOWED_METHODS.join(', ');
+const CORS_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers':
+    'ETag, Retry-After, X-Request-Id, X-Data-Stale, X-RBA-Source-Date, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Window, X-RateLimit-Reset, X-RateLimit-Limit-Monthly, X-RateLimit-Remaining-Monthly',
+};
+const PREFLIGHT_HEADERS = {
+  ...CORS_HEADERS,
+  'Access-Control-Allow-Methods': ALLOW,
+  'Access-Control-Allow-Headers': 'Authorization, If-None-Match',
+  'Access-Control-Max-Age': '86400',
+};
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Parses and validates every route's document once, at start-up; a bad one stops the service. */
+export function prepareDocuments(schema: GraphQLSchema, table: readonly Route[]): Map<Route, DocumentNode> {
+  const documents = new Map<Route, DocumentNode>();
+  for (const route of table) {
+    const document = parse(route.document);
+    const errors = validate(schema, document);
+    if (errors.length > 0) throw new Error(`Route ${route.name}: ${errors.map((e) => e.message).join('; ')}`);
+    documents.set(route, document);
+  }
+  return documents;
+}
+
+function errorBody(code: string, info: string): { status: number; body: string } {
+  const status = statusOf(code);
+  return { status, body: stringify({ success: false, error: { code: status, type: code, info } }) };
+}
+
+function etagOf(body: string): string {
+  return `"${createHash('sha1').update(body).digest('base64url')}"`;
+}
+
+function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
+  });
+}
+
+export function createRestApp(options: RestAppOptions) {
+  const { schema, services, keys, logger } = options;
+  const admission = options.admission ?? admitAll;
+  const documents = prepareDocuments(schema, routes);
+  const match = createRouter(routes);
+
+  async function handle(request: Request, headers: Record<string, string>): Promise<{ status: number; body: string | null }> {
+    const url = new URL(request.url);
+    const found = match(url.pathname);
+    if (!found) throw new NotFoundError(`Unknown endpoint ${url.pathname}; see the documentation for the endpoints`);
+    const { route, params } = found;
+    if (request.method === 'OPTIONS') {
+      Object.assign(headers, PREFLIGHT_HEADERS, { Allow: ALLOW });
+      return { status: 204, body: null };
+    }
+    if (!ALLOWED_METHODS.includes(request.method)) throw new MethodNotAllowedError(ALLOWED_METHODS);
+
+    const viewer = route.auth === 'none' ? null : await keys.authenticate(request.headers.get('authorization'));
+    if (route.auth === 'key' && !viewer) throw missingKey();
+    const routeRequest: RouteRequest = { params, search: url.searchParams, viewer, documentationUrl: options.documentationUrl };
+    const variableValues = route.variables(routeRequest);
+
+    const result = await execute({
+      schema,
+      document: documents.get(route)!,
+      contextValue: createContext(services, { viewer }),
+      variableValues,
+    });
+    if (result.errors?.length) throw result.errors[0];
+    const data = result.data as Record<string, any>;
+
+    Object.assign(headers, await admission.admit({ route, viewer, request }));
+    const { body, status = 200 } = route.respond(data, routeRequest);
+    headers['Cache-Control'] = route.cacheControl;
+    const freshness = data.freshness as { stale: boolean; newestRateDate: string | null } | undefined;
+    if (freshness?.stale && freshness.newestRateDate) {
+      headers['X-Data-Stale'] = 'true';
+      headers['X-RBA-Source-Date'] = freshness.newestRateDate;
+    }
+    const text = stringify(body);
+    const etag = etagOf(text);
+    headers.ETag = etag;
+    if (status === 200 && matchesEtag(request.headers.get('if-none-match'), etag)) return { status: 304, body: null };
+    return { status, body: text };
+  }
+
+  return createServerAdapter(async (request: Request) => {
+    const clientId = request.headers.get('x-request-id');
+    const requestId = clientId && SAFE_REQUEST_ID.test(clientId) ? clientId : randomUUID();
+    const headers: Record<string, string> = { 'X-Request-Id': requestId, ...CORS_HEADERS };
+    let status: number;
+    let body: string | null;
+    try {
+      ({ status, body } = await handle(request, headers));
+    } catch (error) {
+      ({ status, body } = failure(error, requestId, headers));
+    }
+    if (body !== null) headers['Content-Type'] = 'application/json; charset=utf-8';
+    return new Response(request.method === 'HEAD' ? null : body, { status, headers });
+  });
+
+  function failure(error: unknown, requestId: string, headers: Record<string, string>) {
+    headers['Cache-Control'] = 'no-store';
+    const original = error instanceof Error && 'originalError' in error ? (error.originalError ?? error) : error;
+    if (original instanceof DomainError) {
+      if (original instanceof MethodNotAllowedError) headers.Allow = original.allow.join(', ');
+      if (original.code === 'unauthorized' || original.code === 'invalid_api_key') headers['WWW-Authenticate'] = 'Bearer';
+      return errorBody(original.code, original.message);
+    }
+    // A GraphQL error with no path is about the request itself (a variable the schema refused).
+    if (error instanceof Error && 'path' in error && error.path === undefined && !('originalError' in error && error.originalError)) {
+      return errorBody('bad_request', error.message);
+    }
+    logger.error({ err: original, requestId }, 'request failed');
+    return errorBody('service_unavailable', `The service could not answer this request; try again later (request ${requestId})`);
+  }
+}

@@ -1,0 +1,56 @@
+// Bearer API keys (SPEC 5, D12, D18). Lookups are cached briefly per process: every change that
+// affects authentication made through this process (revoke, suspend, plan change) clears the cache
+// at once, and the TTL bounds how long a change made by another process can go unseen.
+import type { Kysely } from 'kysely';
+import { findKeyHolderByHash, type KeyHolder } from '../db/api-keys.js';
+import type { Database } from '../db/database.js';
+import { hashKey, keyPrefix } from '../domain/api-key.js';
+import { AccountSuspendedError, InvalidApiKeyError, UnauthorizedError } from '../errors.js';
+import type { Viewer } from '../schema/context.js';
+
+const CACHE_TTL_MS = 2_000;
+const MAX_CACHED_KEYS = 10_000;
+
+export class KeyAuthenticator {
+  private readonly cache = new Map<string, { holder: KeyHolder | null; expires: number }>();
+  private generation = 0;
+
+  constructor(private readonly db: Kysely<Database>, private readonly now: () => number = Date.now) {}
+
+  /** The viewer for an Authorization header; null when none was sent. Throws the 401 errors. */
+  async authenticate(header: string | null): Promise<Viewer | null> {
+    if (header === null) return null;
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+    if (!match) throw new InvalidApiKeyError('Malformed Authorization header: use "Authorization: Bearer <API key>"');
+    const key = match[1]!;
+    if (keyPrefix(key) === null) throw new InvalidApiKeyError('Invalid API key');
+    const holder = await this.lookup(hashKey(key));
+    if (!holder || holder.keyStatus !== 'active') throw new InvalidApiKeyError('Invalid API key: it is unknown or has been revoked');
+    if (holder.accountStatus === 'suspended') {
+      throw new AccountSuspendedError('This account is suspended: its API keys cannot be used until it is reinstated');
+    }
+    return { accountId: holder.accountId, keyId: holder.keyId, plan: holder.plan };
+  }
+
+  clear(): void {
+    this.generation++;
+    this.cache.clear();
+  }
+
+  private async lookup(keyHash: string): Promise<KeyHolder | null> {
+    const now = this.now();
+    const cached = this.cache.get(keyHash);
+    if (cached && cached.expires > now) return cached.holder;
+    const generation = this.generation;
+    const holder = await findKeyHolderByHash(this.db, keyHash);
+    // A lookup that raced a change may have read the old row: answer with it, but do not keep it.
+    if (generation !== this.generation) return holder;
+    if (this.cache.size >= MAX_CACHED_KEYS) this.cache.clear();
+    this.cache.set(keyHash, { holder, expires: now + CACHE_TTL_MS });
+    return holder;
+  }
+}
+
+export function missingKey(): UnauthorizedError {
+  return new UnauthorizedError('An API key is required: send Authorization: Bearer <API key>');
+}

@@ -1,0 +1,81 @@
+// Turning query strings and path segments into operation variables: syntax only, with clear 400s.
+// Domain rules (which dates have data, TWI in conversions, plan windows) are the schema's.
+import { isValidIsoDate } from '../domain/calendar.js';
+import { isCurrencyCode, type CurrencyCode } from '../domain/currencies.js';
+import { isPlainDecimal } from '../domain/decimal.js';
+import { BadRequestError } from '../errors.js';
+
+const MAX_PARAM_LENGTH = 256;
+
+/** The query string of one request, refusing unknown, repeated and oversized parameters. */
+export class QueryParams {
+  private readonly values = new Map<string, string>();
+
+  constructor(search: URLSearchParams, allowed: readonly string[]) {
+    for (const [name, value] of search) {
+      if (!allowed.includes(name)) {
+        const known = allowed.length > 0 ? `; this endpoint accepts ${allowed.join(', ')}` : '; this endpoint takes none';
+        throw new BadRequestError(`Unknown parameter '${clip(name)}'${known}`);
+      }
+      if (this.values.has(name)) throw new BadRequestError(`Parameter '${name}' is given more than once`);
+      if (value.length > MAX_PARAM_LENGTH) throw new BadRequestError(`Parameter '${name}' is too long (at most ${MAX_PARAM_LENGTH} characters)`);
+      this.values.set(name, value);
+    }
+  }
+
+  optional(name: string): string | undefined {
+    return this.values.get(name);
+  }
+
+  required(name: string): string {
+    const value = this.values.get(name);
+    if (value === undefined || value.trim() === '') throw new BadRequestError(`Missing required parameter '${name}'`);
+    return value;
+  }
+}
+
+function clip(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+/** D4: case-insensitive on input; three letters; one of the 21. */
+export function parseCode(text: string, what: string): CurrencyCode {
+  const code = text.trim().toUpperCase();
+  if (!/^[A-Z]{3}$/.test(code)) {
+    throw new BadRequestError(`Invalid currency code '${clip(text)}' in ${what}: a 3-letter code is required`);
+  }
+  if (!isCurrencyCode(code)) {
+    throw new BadRequestError(`Unsupported currency '${code}' in ${what}; see /symbols for the supported codes`);
+  }
+  return code;
+}
+
+/** D4: comma-separated, blanks trimmed, duplicates ignored, any unsupported code refused. */
+export function parseCodeList(text: string, what: string): CurrencyCode[] {
+  const parts = text.split(',').map((p) => p.trim());
+  if (parts.every((p) => p === '')) throw new BadRequestError(`Parameter '${what}' must list at least one currency code`);
+  const codes = new Set<CurrencyCode>();
+  for (const part of parts) if (part !== '') codes.add(parseCode(part, what));
+  return [...codes];
+}
+
+export function parseDate(text: string, what: string): string {
+  if (!isValidIsoDate(text)) throw new BadRequestError(`Invalid date '${clip(text)}' in ${what}: use a real date as YYYY-MM-DD`);
+  return text;
+}
+
+/** D14: a plain decimal; the range (> 0, at most 1e15) is checked with the conversion. */
+export function parseAmount(text: string): string {
+  const amount = text.trim();
+  if (!isPlainDecimal(amount)) {
+    throw new BadRequestError(`Invalid amount '${clip(text)}': use a plain decimal number greater than 0, such as 100 or 0.5`);
+  }
+  return amount;
+}
+
+/** The only base is AUD. */
+export function checkBase(text: string | undefined): void {
+  if (text !== undefined && text.trim().toUpperCase() !== 'AUD') {
+    throw new BadRequestError(`Unsupported base '${clip(text)}': all rates are quoted against AUD, the only base`);
+  }
+}

@@ -1,0 +1,70 @@
+import { findAccountByEmail, insertAccount, updateAccount } from '../db/accounts.js';
+import { ACCOUNT_STATUSES, PLANS, type Account } from '../db/database.js';
+import { ConflictError, NotFoundError } from '../errors.js';
+import { builder } from './builder.js';
+import { requireOperator, type Context } from './context.js';
+
+export const PlanEnum = builder.enumType('Plan', { values: PLANS });
+const AccountStatusEnum = builder.enumType('AccountStatus', { values: ACCOUNT_STATUSES });
+
+export const AccountRef = builder.objectRef<Account>('Account').implement({
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    email: t.exposeString('email'),
+    plan: t.expose('plan', { type: PlanEnum }),
+    status: t.expose('status', { type: AccountStatusEnum }),
+    createdAt: t.expose('created_at', { type: 'DateTime' }),
+  }),
+});
+
+export async function accountByEmail(ctx: Context, email: string): Promise<Account> {
+  const account = await findAccountByEmail(ctx.services.db, email);
+  if (!account) throw new NotFoundError(`No account with e-mail ${email.toLowerCase()}`);
+  return account;
+}
+
+builder.mutationFields((t) => ({
+  createAccount: t.field({
+    type: AccountRef,
+    args: {
+      email: t.arg({ type: 'EmailAddress', required: true }),
+      plan: t.arg({ type: PlanEnum, required: true }),
+    },
+    resolve: async (_root, { email, plan }, ctx) => {
+      requireOperator(ctx);
+      const account = await insertAccount(ctx.services.db, email, plan);
+      if (!account) throw new ConflictError(`An account with e-mail ${email.toLowerCase()} already exists`);
+      return account;
+    },
+  }),
+  setAccountPlan: t.field({
+    type: AccountRef,
+    description: 'Applies at once; existing keys keep working.',
+    args: {
+      email: t.arg({ type: 'EmailAddress', required: true }),
+      plan: t.arg({ type: PlanEnum, required: true }),
+    },
+    resolve: async (_root, { email, plan }, ctx) => {
+      requireOperator(ctx);
+      const account = await updateAccount(ctx.services.db, email, { plan });
+      if (!account) throw new NotFoundError(`No account with e-mail ${email.toLowerCase()}`);
+      ctx.services.onKeysChanged();
+      return account;
+    },
+  }),
+  setAccountStatus: t.field({
+    type: AccountRef,
+    description: 'Suspends or reinstates an account; a suspended account\'s keys answer 401 account_suspended.',
+    args: {
+      email: t.arg({ type: 'EmailAddress', required: true }),
+      status: t.arg({ type: AccountStatusEnum, required: true }),
+    },
+    resolve: async (_root, { email, status }, ctx) => {
+      requireOperator(ctx);
+      const account = await updateAccount(ctx.services.db, email, { status });
+      if (!account) throw new NotFoundError(`No account with e-mail ${email.toLowerCase()}`);
+      ctx.services.onKeysChanged();
+      return account;
+    },
+  }),
+}));

@@ -1,0 +1,42 @@
+import type { Kysely } from 'kysely';
+import { ForbiddenError } from '../errors.js';
+import type { Database, Plan } from '../db/database.js';
+import { createRateLoaders, type RateCache, type RateLoaders } from './rate-loaders.js';
+
+/** Who is asking: the account behind a valid API key. */
+export interface Viewer {
+  accountId: string;
+  keyId: string;
+  plan: Plan;
+}
+
+/** What every request shares: built once at start-up. */
+export interface Services {
+  db: Kysely<Database>;
+  rateCache: RateCache;
+  clock: () => Date;
+  version: string;
+  /** called after anything that changes what keys authenticate (revoke, suspend, plan change) */
+  onKeysChanged: () => void;
+}
+
+export interface Context {
+  services: Services;
+  rates: RateLoaders;
+  viewer: Viewer | null;
+  /** true only on the internal endpoint behind the operator token, and for the operator CLI */
+  operator: boolean;
+}
+
+export function createContext(services: Services, who: { viewer?: Viewer | null; operator?: boolean }): Context {
+  return {
+    services,
+    rates: createRateLoaders(services.rateCache),
+    viewer: who.viewer ?? null,
+    operator: who.operator ?? false,
+  };
+}
+
+export function requireOperator(ctx: Context): void {
+  if (!ctx.operator) throw new ForbiddenError('This operation is for the operator only');
+}

@@ -1,0 +1,12 @@
+// The whole GraphQL schema: one file per type, each adding its queries and mutations to the builder.
+import { builder } from './builder.js';
+import './scalars.js';
+import './currency.js';
+import './rate-day.js';
+import './conversion.js';
+import './service-status.js';
+import './account.js';
+import './api-key.js';
+import './rate-import.js';
+
+export const schema = builder.toSchema({ sortSchema: true });

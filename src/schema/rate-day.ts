@@ -1,0 +1,107 @@
+import type { RateValues } from '../db/rates.js';
+import { addDays, daysBetween, sydneyDate, unixTimestampOfDate } from '../domain/calendar.js';
+import type { CurrencyCode } from '../domain/currencies.js';
+import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../errors.js';
+import { builder } from './builder.js';
+import type { Context } from './context.js';
+import { CurrencyCodeEnum } from './currency.js';
+
+export interface RateDay {
+  date: string;
+  rates: RateValues;
+}
+
+/** History starts on the first business day of 2018; nothing earlier is ever stored or served. */
+export const FIRST_DATE = '2018-01-01';
+
+export const RateDayRef = builder.objectRef<RateDay>('RateDay').implement({
+  description: 'The rates the RBA published for one day.',
+  fields: (t) => ({
+    date: t.expose('date', { type: 'LocalDate' }),
+    timestamp: t.field({
+      type: 'SafeInt',
+      description: 'Unix time of 00:00 UTC on the date',
+      resolve: (day) => unixTimestampOfDate(day.date),
+    }),
+    rates: t.field({
+      type: 'RateMap',
+      description: 'Rates of the day, all published codes or only `codes`; AUD asked for explicitly is 1.',
+      args: { codes: t.arg({ type: [CurrencyCodeEnum] }) },
+      resolve: (day, { codes }) => pickRates(day.rates, codes),
+    }),
+  }),
+});
+
+function pickRates(rates: RateValues, codes: readonly CurrencyCode[] | null | undefined): RateValues {
+  if (!codes) return rates;
+  const picked: RateValues = {};
+  for (const code of codes) {
+    if (code === 'AUD') picked.AUD = '1';
+    else if (rates[code] !== undefined) picked[code] = rates[code];
+  }
+  return picked;
+}
+
+function noDataFor(date: string, code?: CurrencyCode | null): NotFoundError {
+  return new NotFoundError(code ? `No ${code} rate available for date ${date}` : `No data available for date ${date}`);
+}
+
+export async function loadRateDay(ctx: Context, date: string): Promise<RateDay | null> {
+  if (date < FIRST_DATE) return null;
+  const rates = await ctx.rates.day.load(date);
+  return rates ? { date, rates } : null;
+}
+
+builder.queryFields((t) => ({
+  latest: t.field({
+    type: RateDayRef,
+    description: 'The newest published day; with `having`, the newest day on which that code has a rate (D10).',
+    args: { having: t.arg({ type: CurrencyCodeEnum }) },
+    resolve: async (_root, { having }, ctx) => {
+      const { newestDate, newestByCode } = await ctx.services.rateCache.freshness();
+      if (newestDate === null) throw new ServiceUnavailableError('No rates have been published to this service yet');
+      const date = having && having !== 'AUD' ? newestByCode.get(having) : newestDate;
+      if (!date) throw new NotFoundError(`No ${having} rate has been published`);
+      return (await loadRateDay(ctx, date)) ?? { date, rates: {} };
+    },
+  }),
+  rateDay: t.field({
+    type: RateDayRef,
+    description: 'Exactly that date (D7); with `having`, only if that code has a rate on it.',
+    args: {
+      date: t.arg({ type: 'LocalDate', required: true }),
+      having: t.arg({ type: CurrencyCodeEnum }),
+    },
+    resolve: async (_root, { date, having }, ctx) => {
+      const day = await loadRateDay(ctx, date);
+      if (!day) throw noDataFor(date);
+      if (having && having !== 'AUD' && day.rates[having] === undefined) throw noDataFor(date, having);
+      return day;
+    },
+  }),
+  timeSeries: t.field({
+    type: [RateDayRef],
+    description: 'The days in [startDate, endDate] that have data, ascending (D8).',
+    args: {
+      startDate: t.arg({ type: 'LocalDate', required: true }),
+      endDate: t.arg({ type: 'LocalDate', required: true }),
+    },
+    resolve: async (_root, { startDate, endDate }, ctx) => {
+      if (endDate < startDate) throw new BadRequestError('end_date must not be before start_date');
+      // Nothing is stored before 2018 or after today in Sydney: only the dates between can have data.
+      const from = startDate < FIRST_DATE ? FIRST_DATE : startDate;
+      const today = sydneyDate(ctx.services.clock());
+      const to = endDate > today ? today : endDate;
+      const dates: string[] = [];
+      for (let i = 0, n = from > to ? -1 : daysBetween(from, to); i <= n; i++) dates.push(addDays(from, i));
+      const loaded = await ctx.rates.day.loadMany(dates);
+      const days: RateDay[] = [];
+      loaded.forEach((rates, i) => {
+        if (rates instanceof Error) throw rates;
+        if (rates) days.push({ date: dates[i]!, rates });
+      });
+      if (days.length === 0) throw new NotFoundError(`No data available between ${startDate} and ${endDate}`);
+      return days;
+    },
+  }),
+}));

@@ -1,0 +1,68 @@
+// Rates load through a per-request DataLoader (one query for many dates) backed by a process-level
+// cache. Stored days only change through an import, which calls `invalidate()`.
+import DataLoader from 'dataloader';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+import { findDays, findFreshness, type Freshness, type RateValues } from '../db/rates.js';
+import { trimDecimal } from '../domain/decimal.js';
+import { PUBLISHED_CODES } from '../rba/codes.js';
+
+const MAX_CACHED_DAYS = 20_000; // every date from 2018 to 2070; past that the cache starts over
+
+function canonical(rates: RateValues): RateValues {
+  const ordered: RateValues = {};
+  for (const code of PUBLISHED_CODES) if (rates[code] !== undefined) ordered[code] = trimDecimal(rates[code]);
+  return ordered;
+}
+
+export class RateCache {
+  private readonly days = new Map<string, RateValues | null>();
+  private freshnessPromise: Promise<Freshness> | null = null;
+  private generation = 0;
+
+  constructor(private readonly db: Kysely<Database>) {}
+
+  freshness(): Promise<Freshness> {
+    if (!this.freshnessPromise) {
+      const generation = this.generation;
+      const pending = findFreshness(this.db);
+      this.freshnessPromise = pending;
+      // A failed read (store down) must not stick: the next request asks the store again.
+      pending.catch(() => {
+        if (this.generation === generation && this.freshnessPromise === pending) this.freshnessPromise = null;
+      });
+    }
+    return this.freshnessPromise;
+  }
+
+  async loadDays(dates: readonly string[]): Promise<(RateValues | null)[]> {
+    const missing = dates.filter((d) => !this.days.has(d));
+    if (missing.length > 0) {
+      const generation = this.generation;
+      const found = await findDays(this.db, missing);
+      // Served values are the shortest exact text ('61.40' is 61.4), in the order of the code list:
+      // normalised once, here.
+      for (const [date, rates] of found) found.set(date, canonical(rates));
+      // A load that raced an import may hold pre-import values: use them for this request only.
+      if (generation !== this.generation) return dates.map((d) => found.get(d) ?? this.days.get(d) ?? null);
+      if (this.days.size + missing.length > MAX_CACHED_DAYS) this.days.clear();
+      for (const d of missing) this.days.set(d, found.get(d) ?? null);
+    }
+    return dates.map((d) => this.days.get(d) ?? null);
+  }
+
+  invalidate(): void {
+    this.generation++;
+    this.days.clear();
+    this.freshnessPromise = null;
+  }
+}
+
+export interface RateLoaders {
+  /** a stored day's rates by date, null when nothing is stored for that date */
+  day: DataLoader<string, RateValues | null>;
+}
+
+export function createRateLoaders(cache: RateCache): RateLoaders {
+  return { day: new DataLoader((dates) => cache.loadDays(dates)) };
+}

@@ -1,0 +1,31 @@
+import { GraphQLError, Kind } from 'graphql';
+import { DateTimeISOResolver, EmailAddressResolver, LocalDateResolver, SafeIntResolver, UUIDResolver } from 'graphql-scalars';
+import { isPlainDecimal, normalizeDecimal } from '../domain/decimal.js';
+import { builder } from './builder.js';
+
+builder.addScalarType('LocalDate', LocalDateResolver);
+builder.addScalarType('DateTime', DateTimeISOResolver);
+builder.addScalarType('SafeInt', SafeIntResolver);
+builder.addScalarType('EmailAddress', EmailAddressResolver);
+builder.addScalarType('UUID', UUIDResolver);
+
+function parseDecimal(value: unknown): string {
+  if (typeof value !== 'string' || !isPlainDecimal(value)) {
+    throw new GraphQLError('Decimal must be a string of digits with an optional fraction, e.g. "1234.5678"');
+  }
+  return value;
+}
+
+builder.scalarType('Decimal', {
+  description:
+    'An exact non-negative decimal number, as a string ("0.6828", "10635"). Never a binary float: rates and amounts stay exact.',
+  serialize: (value) => normalizeDecimal(value),
+  parseValue: parseDecimal,
+  parseLiteral: (ast) => parseDecimal(ast.kind === Kind.STRING ? ast.value : undefined),
+});
+
+builder.scalarType('RateMap', {
+  description:
+    'Rates of one day: a map from currency code to the units of that currency that 1 AUD buys, each an exact decimal string.',
+  serialize: (value) => value,
+});
