@@ -1,0 +1,99 @@
+// The real app on a test database, with a settable clock. Requests go through the app's own fetch
+// (no port), operator actions through the real internal endpoint.
+import { readFileSync } from 'node:fs';
+import { pino } from 'pino';
+import { buildApp, type App } from '../../src/app.js';
+import { parseConfig } from '../../src/config.js';
+import type { Plan } from '../../src/db/database.js';
+import { parseRbaFile, type RbaTable } from '../../src/rba/index.js';
+import { openTestDatabase } from './db.js';
+
+export const FIXTURES = new URL('../fixtures/rba/', import.meta.url);
+const OPERATOR_TOKEN = 'test-operator-token-0123456789';
+
+export interface RequestOptions {
+  key?: string;
+  method?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestApp {
+  app: App;
+  db: Awaited<ReturnType<typeof openTestDatabase>>['db'];
+  /** sets the app's clock */
+  setNow(iso: string): void;
+  request(path: string, options?: RequestOptions): Promise<Response>;
+  /** request() and the parsed JSON body */
+  json<T = any>(path: string, options?: RequestOptions): Promise<{ status: number; body: T; headers: Headers }>;
+  operator<T = any>(document: string, variables?: Record<string, unknown>): Promise<{ data?: T; errors?: { message: string; extensions?: { code?: string } }[] }>;
+  importTable(table: RbaTable, source?: string): Promise<{ days: number; inserted: number; updated: number; firstDate: string; lastDate: string }>;
+  importFixture(name: string): Promise<{ days: number; inserted: number; updated: number; firstDate: string; lastDate: string }>;
+  /** a new account on `plan` and a key for it */
+  createKey(plan?: Plan, email?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+let accounts = 0;
+
+export async function startTestApp(options: { now?: string } = {}): Promise<TestApp> {
+  const database = await openTestDatabase();
+  let now = new Date(options.now ?? '2026-05-12T03:00:00Z');
+  const config = parseConfig({ DOCUMENTATION_URL: 'https://docs.example.test/api' });
+  const app = buildApp({
+    config,
+    db: database.db,
+    operatorToken: OPERATOR_TOKEN,
+    clock: () => now,
+    logger: pino({ level: 'silent' }),
+  });
+
+  const request: TestApp["request"] = async (path, { key, method = "GET", headers = {} } = {}) =>
+    app.rest.fetch(`http://rates.test${path}`, {
+      method,
+      headers: { ...headers, ...(key ? { Authorization: `Bearer ${key}` } : {}) },
+    });
+
+  const operator: TestApp['operator'] = async (document, variables) => {
+    const response = await app.internal.fetch('http://internal.test/graphql', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${OPERATOR_TOKEN}` },
+      body: JSON.stringify({ query: document, variables }),
+    });
+    return response.json();
+  };
+
+  const importTable: TestApp['importTable'] = async (table, source = 'test') => {
+    const days = table.days.map((d) => ({ date: d.date, rates: Object.entries(d.rates).map(([code, value]) => ({ code, value })) }));
+    const result = await operator(
+      'mutation($input: ImportRatesInput!) { importRates(input: $input) { days inserted updated firstDate lastDate } }',
+      { input: { source, format: table.format, publicationDate: table.publicationDate, days } },
+    );
+    if (result.errors) throw new Error(result.errors[0]!.message);
+    return result.data.importRates;
+  };
+
+  return {
+    app,
+    db: database.db,
+    setNow: (iso) => {
+      now = new Date(iso);
+    },
+    request,
+    async json(path, opts) {
+      const response = await request(path, opts);
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
+    },
+    operator,
+    importTable,
+    importFixture: (name) => importTable(parseRbaFile(readFileSync(new URL(name, FIXTURES)), name), name),
+    async createKey(plan = 'professional', email = `user${++accounts}-${Date.now()}@example.test`) {
+      const created = await operator('mutation($e: EmailAddress!, $p: Plan!) { createAccount(email: $e, plan: $p) { id } }', { e: email, p: plan });
+      if (created.errors) throw new Error(created.errors[0]!.message);
+      const key = await operator('mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }', { e: email });
+      if (key.errors) throw new Error(key.errors[0]!.message);
+      return key.data.createApiKey.key;
+    },
+    close: () => database.close(),
+  };
+}
