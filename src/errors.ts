@@ -50,3 +50,14 @@ export class ForbiddenError extends DomainError {
 export class KeyLimitReachedError extends DomainError {
   readonly code = 'key_limit_reached';
 }
+/** A quota or rate limit exhausted (429). */
+export class RateLimitExceededError extends DomainError {
+  readonly code = 'rate_limit_exceeded';
+  constructor(message: string, readonly headers: Record<string, string>) {
+    super(message);
+  }
+}
+/** A request outside the plan's history or time-series window (D13). */
+export class PlanRestrictedError extends DomainError {
+  readonly code = 'plan_restricted';
+}

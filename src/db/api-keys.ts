@@ -26,6 +26,7 @@ export interface KeyHolder {
   accountId: string;
   accountStatus: AccountStatus;
   plan: Plan;
+  billingDay: number;
 }
 
 export async function findKeyHolderByHash(db: Kysely<Database>, keyHash: string): Promise<KeyHolder | null> {
@@ -39,6 +40,7 @@ export async function findKeyHolderByHash(db: Kysely<Database>, keyHash: string)
       'accounts.id as accountId',
       'accounts.status as accountStatus',
       'accounts.plan as plan',
+      'accounts.billing_day as billingDay',
     ])
     .where('api_keys.key_hash', '=', keyHash)
     .executeTakeFirst();

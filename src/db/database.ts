@@ -24,7 +24,7 @@ export interface PublicationsTable {
   days: number;
   inserted: number;
   updated: number;
-  stored_at: CreatedAt;
+  stored_at: ColumnType<Date, Date, never>;
 }
 
 export interface RatesTable {
@@ -53,6 +53,11 @@ export interface AccountsTable {
   plan: Plan;
   status: ColumnType<AccountStatus, AccountStatus | undefined, AccountStatus>;
   created_at: CreatedAt;
+  /** day of month (1–31) the quota resets */
+  billing_day: ColumnType<number, number | undefined, number>;
+  /** first day of the period `quota_used` counts */
+  quota_period: ColumnType<string, string | undefined, string>;
+  quota_used: ColumnType<number, number | undefined, number>;
 }
 
 export interface ApiKeysTable {
@@ -68,12 +73,31 @@ export interface ApiKeysTable {
   revoked_at: ColumnType<Date | null, never, Date>;
 }
 
+export interface UsageDailyTable {
+  day: string;
+  account_id: string;
+  key_id: string;
+  /** the route's operation name */
+  endpoint: string;
+  status: number;
+  requests: number;
+}
+
+export interface FreeConvertWindowsTable {
+  /** the client address (an IPv6 client by its /64) */
+  client: string;
+  window_start: Date;
+  requests: number;
+}
+
 export interface Database {
   publications: PublicationsTable;
   rates: RatesTable;
   rate_corrections: RateCorrectionsTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
+  usage_daily: UsageDailyTable;
+  free_convert_windows: FreeConvertWindowsTable;
 }
 
 export type Publication = Selectable<PublicationsTable>;

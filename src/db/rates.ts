@@ -78,6 +78,8 @@ export async function findNewestDateWith(
 }
 
 export interface ImportInput {
+  /** when the import runs (the service's clock) */
+  storedAt: Date;
   source: string;
   format: 'csv' | 'xls' | 'rss';
   publicationDate: string | null;
@@ -167,6 +169,7 @@ export async function storeDays(trx: Transaction<Database>, input: ImportInput):
       days: input.days.length,
       inserted,
       updated,
+      stored_at: input.storedAt,
     })
     .returning('id')
     .executeTakeFirstOrThrow();

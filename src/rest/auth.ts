@@ -29,7 +29,7 @@ export class KeyAuthenticator {
     if (holder.accountStatus === 'suspended') {
       throw new AccountSuspendedError('This account is suspended: its API keys cannot be used until it is reinstated');
     }
-    return { accountId: holder.accountId, keyId: holder.keyId, plan: holder.plan };
+    return { accountId: holder.accountId, keyId: holder.keyId, plan: holder.plan, billingDay: holder.billingDay };
   }
 
   clear(): void {

@@ -8,6 +8,8 @@ export interface Viewer {
   accountId: string;
   keyId: string;
   plan: Plan;
+  /** day of month the account's quota resets */
+  billingDay: number;
 }
 
 /** What every request shares: built once at start-up. */

@@ -81,12 +81,14 @@ builder.queryFields((t) => ({
   }),
   timeSeries: t.field({
     type: [RateDayRef],
-    description: 'The days in [startDate, endDate] that have data, ascending (D8).',
+    description:
+      'The days in [startDate, endDate] that have data, ascending (D8); with `having`, only days on which at least one of those codes has a rate.',
     args: {
       startDate: t.arg({ type: 'LocalDate', required: true }),
       endDate: t.arg({ type: 'LocalDate', required: true }),
+      having: t.arg({ type: [CurrencyCodeEnum] }),
     },
-    resolve: async (_root, { startDate, endDate }, ctx) => {
+    resolve: async (_root, { startDate, endDate, having }, ctx) => {
       if (endDate < startDate) throw new BadRequestError('end_date must not be before start_date');
       // Nothing is stored before 2018 or after today in Sydney: only the dates between can have data.
       const from = startDate < FIRST_DATE ? FIRST_DATE : startDate;
@@ -98,7 +100,9 @@ builder.queryFields((t) => ({
       const days: RateDay[] = [];
       loaded.forEach((rates, i) => {
         if (rates instanceof Error) throw rates;
-        if (rates) days.push({ date: dates[i]!, rates });
+        if (rates && (!having || having.some((code) => code === 'AUD' || rates[code] !== undefined))) {
+          days.push({ date: dates[i]!, rates });
+        }
       });
       if (days.length === 0) throw new NotFoundError(`No data available between ${startDate} and ${endDate}`);
       return days;

@@ -78,9 +78,10 @@ builder.mutationField('importRates', (t) =>
     args: { input: t.arg({ type: ImportRatesInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       requireOperator(ctx);
-      const days = validDays(input, sydneyDate(ctx.services.clock()));
+      const now = ctx.services.clock();
+      const days = validDays(input, sydneyDate(now));
       const summary = await ctx.services.db.transaction().execute((trx) =>
-        storeDays(trx, { source: input.source, format: input.format, publicationDate: input.publicationDate ?? null, days }),
+        storeDays(trx, { storedAt: now, source: input.source, format: input.format, publicationDate: input.publicationDate ?? null, days }),
       );
       if (summary.publicationId !== null) ctx.services.rateCache.invalidate();
       return summary;

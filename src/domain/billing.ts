@@ -1,0 +1,29 @@
+// Billing periods (D17): a paid plan's quota resets monthly on the account's billing day at
+// 00:00 UTC; a billing day past the month's end falls back to its last day. Free never resets.
+
+function billingDate(year: number, month: number, billingDay: number): Date {
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  return new Date(Date.UTC(year, month, Math.min(billingDay, lastDay)));
+}
+
+export interface BillingPeriod {
+  /** 'YYYY-MM-DD' of the period's first day */
+  start: string;
+  /** the instant the next period starts */
+  resetsAt: Date;
+}
+
+export function billingPeriod(billingDay: number, now: Date): BillingPeriod {
+  const year = now.getUTCFullYear();
+  let month = now.getUTCMonth();
+  let start = billingDate(year, month, billingDay);
+  if (start > now) {
+    month -= 1;
+    start = billingDate(year, month, billingDay);
+  }
+  const resetsAt = billingDate(year, month + 1, billingDay);
+  return { start: start.toISOString().slice(0, 10), resetsAt };
+}
+
+/** The one period of a plan that never resets (Free's one-time allowance, D16). */
+export const LIFETIME_PERIOD = '1970-01-01';

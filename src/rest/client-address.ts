@@ -1,0 +1,61 @@
+// Who the client is (D19, D20): the socket's peer, or the forwarded address when the peer is a
+// configured trusted proxy. IPv6 clients are grouped by their /64, which one host usually holds whole.
+import ipaddr from 'ipaddr.js';
+
+export type TrustedProxies = readonly [ipaddr.IPv4 | ipaddr.IPv6, number][];
+
+function parseAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  const bare = text.trim().replace(/^\[|\]$/g, '');
+  if (!ipaddr.isValid(bare)) return null;
+  const address = ipaddr.parse(bare);
+  // An IPv4 client on a dual-stack socket shows as ::ffff:a.b.c.d: it is the IPv4 client.
+  return address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()
+    ? (address as ipaddr.IPv6).toIPv4Address()
+    : address;
+}
+
+/** Parses TRUST_PROXY: comma-separated addresses or CIDR ranges. Throws on a bad entry. */
+export function parseTrustedProxies(list: string): TrustedProxies {
+  return list
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry) => {
+      if (entry.includes('/')) return ipaddr.parseCIDR(entry);
+      const address = parseAddress(entry);
+      if (!address) throw new Error(`'${entry}' is not an IP address or CIDR range`);
+      return [address, address.kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number];
+    });
+}
+
+function isTrusted(address: ipaddr.IPv4 | ipaddr.IPv6, proxies: TrustedProxies): boolean {
+  return proxies.some(([range, bits]) => range.kind() === address.kind() && address.match(range, bits));
+}
+
+export interface Peer {
+  /** the client's address as the rate limiter counts it */
+  client: string;
+  /** the client is this machine */
+  loopback: boolean;
+  /** the request came through a trusted proxy */
+  viaTrustedProxy: boolean;
+}
+
+export function identifyPeer(socketAddress: string | undefined, forwardedFor: string | null, proxies: TrustedProxies): Peer {
+  const socket = parseAddress(socketAddress ?? '127.0.0.1') ?? ipaddr.parse('127.0.0.1');
+  let client = socket;
+  const viaTrustedProxy = isTrusted(socket, proxies);
+  if (viaTrustedProxy && forwardedFor) {
+    // The nearest hop not ours is the client; hops further left were written by the client itself.
+    const hops = forwardedFor.split(',').map(parseAddress);
+    for (let i = hops.length - 1; i >= 0; i--) {
+      const hop = hops[i];
+      if (!hop) break;
+      client = hop;
+      if (!isTrusted(hop, proxies)) break;
+    }
+  }
+  const key =
+    client.kind() === 'ipv6' ? `${(client as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64` : client.toString();
+  return { client: key, loopback: client.range() === 'loopback', viaTrustedProxy };
+}

@@ -1,0 +1,61 @@
+// The plans' history and time-series windows (D13), enforced from the viewer's plan. The operator
+// (no viewer) is never restricted.
+import type { Plan } from '../db/database.js';
+import { addDays, daysBetween, sydneyDate } from '../domain/calendar.js';
+import { PLAN_LIMITS, type PlanLimits } from '../domain/plans.js';
+import { PlanRestrictedError } from '../errors.js';
+import type { Context } from './context.js';
+
+const UPGRADE_ORDER: readonly Plan[] = ['free', 'starter', 'professional', 'business', 'enterprise'];
+
+function historyWindow(limits: PlanLimits, today: string): string {
+  if (limits.historyDays === null) return 'no historical rates';
+  if (limits.historyDays === 'full') return 'full history from 2018';
+  return `the last ${limits.historyDays} days (from ${addDays(today, -limits.historyDays)})`;
+}
+
+function reaches(limits: PlanLimits, date: string, today: string): boolean {
+  if (limits.historyDays === null) return false;
+  return limits.historyDays === 'full' || date >= addDays(today, -limits.historyDays);
+}
+
+/** The first plan above `plan` that passes `allows`. */
+function upgradeFor(plan: Plan, allows: (limits: PlanLimits) => boolean): PlanLimits {
+  const found = UPGRADE_ORDER.slice(UPGRADE_ORDER.indexOf(plan) + 1).find((p) => allows(PLAN_LIMITS[p]));
+  return PLAN_LIMITS[found ?? 'enterprise'];
+}
+
+/** A dated request (/{date}, dated /convert, a time series' start) must fall in the plan's history. */
+export function checkHistory(ctx: Context, date: string, what: string): void {
+  const viewer = ctx.viewer;
+  if (!viewer) return;
+  const limits = PLAN_LIMITS[viewer.plan];
+  const today = sydneyDate(ctx.services.clock());
+  if (reaches(limits, date, today)) return;
+  const upgrade = upgradeFor(viewer.plan, (l) => reaches(l, date, today));
+  throw new PlanRestrictedError(
+    `The ${limits.name} plan gives ${historyWindow(limits, today)}, so ${what} for ${date} is not included; the ${upgrade.name} plan allows it (${historyWindow(upgrade, today)})`,
+  );
+}
+
+/** D13: end − start in days must not exceed the plan's time-series range. */
+export function checkTimeSeries(ctx: Context, start: string, end: string): void {
+  const viewer = ctx.viewer;
+  if (!viewer) return;
+  const limits = PLAN_LIMITS[viewer.plan];
+  if (limits.timeSeriesDays === null) {
+    throw new PlanRestrictedError(
+      `The ${limits.name} plan has no time-series access; the ${upgradeFor(viewer.plan, (l) => l.timeSeriesDays !== null).name} plan allows ranges of up to ${PLAN_LIMITS.starter.timeSeriesDays} days`,
+    );
+  }
+  const days = daysBetween(start, end);
+  if (days > limits.timeSeriesDays) {
+    const upgrade = upgradeFor(viewer.plan, (l) => (l.timeSeriesDays ?? -1) >= days);
+    const allowed = (upgrade.timeSeriesDays ?? 0) >= days;
+    throw new PlanRestrictedError(
+      `The ${limits.name} plan allows time series of up to ${limits.timeSeriesDays} days; ${start} to ${end} spans ${days}` +
+        (allowed ? `; the ${upgrade.name} plan allows up to ${upgrade.timeSeriesDays} days` : '; no plan allows more than 365 days: split the range'),
+    );
+  }
+  checkHistory(ctx, start, 'a time series starting');
+}
