@@ -4,9 +4,11 @@ import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { createInternalApp } from './internal/app.js';
-import type { Admission } from './rest/admission.js';
 import { createRestApp } from './rest/app.js';
 import { KeyAuthenticator } from './rest/auth.js';
+import { parseTrustedProxies } from './rest/client-address.js';
+import { RequestLimits } from './rest/limits.js';
+import { UsageRecorder } from './rest/usage.js';
 import type { Services } from './schema/context.js';
 import { schema } from './schema/index.js';
 import { RateCache } from './schema/rate-loaders.js';
@@ -18,7 +20,6 @@ export interface AppDependencies {
   operatorToken: string;
   clock?: () => Date;
   logger?: Logger;
-  admission?: Admission;
 }
 
 /** What every request shares, with the key authenticator whose cache key changes must clear. */
@@ -37,16 +38,19 @@ export function createServices(db: Kysely<Database>, clock: () => Date = () => n
 export function buildApp(deps: AppDependencies) {
   const logger = deps.logger ?? pino({ level: deps.config.LOG_LEVEL });
   const { services, keys } = createServices(deps.db, deps.clock);
+  const usage = new UsageRecorder(deps.db, services.clock, (err) => logger.error({ err }, 'usage flush failed'));
   const rest = createRestApp({
     schema,
     services,
     keys,
     documentationUrl: deps.config.DOCUMENTATION_URL,
     logger,
-    admission: deps.admission,
+    limits: new RequestLimits(deps.db, services.clock),
+    usage,
+    trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY),
   });
   const internal = createInternalApp({ schema, services, operatorToken: deps.operatorToken });
-  return { services, rest, internal, logger };
+  return { services, rest, internal, logger, usage };
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -1,6 +1,7 @@
 // Configuration is read from the environment once at start-up, validated, and passed down;
 // tests build their own with `parseConfig({...})`.
 import { z } from 'zod';
+import { parseTrustedProxies } from './rest/client-address.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -17,6 +18,22 @@ const schema = z.object({
     .optional(),
   DOCUMENTATION_URL: z.url().default('https://aud-rates.invalid/docs'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** proxies whose X-Forwarded-For and X-Forwarded-Proto are believed: addresses or CIDR ranges */
+  TRUST_PROXY: z
+    .string()
+    .default('')
+    .superRefine((value, ctx) => {
+      try {
+        parseTrustedProxies(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: `TRUST_PROXY: ${(error as Error).message}` });
+      }
+    }),
+  TLS_CERT_FILE: z.string().min(1).optional(),
+  TLS_KEY_FILE: z.string().min(1).optional(),
+}).refine((c) => Boolean(c.TLS_CERT_FILE) === Boolean(c.TLS_KEY_FILE), {
+  message: 'TLS_CERT_FILE and TLS_KEY_FILE go together: set both or neither',
+  path: ['TLS_CERT_FILE'],
 });
 
 export type Config = z.infer<typeof schema>;

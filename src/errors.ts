@@ -61,3 +61,7 @@ export class RateLimitExceededError extends DomainError {
 export class PlanRestrictedError extends DomainError {
   readonly code = 'plan_restricted';
 }
+/** Plain HTTP from a client that must use HTTPS (D20). */
+export class HttpsRequiredError extends DomainError {
+  readonly code = 'https_required';
+}

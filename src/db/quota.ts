@@ -32,16 +32,6 @@ export async function grantUnits(
   return row ? { granted: Number(row.granted), used: Number(row.used) } : { granted: 0, used: limit };
 }
 
-/** Gives back units granted to requests that then failed. */
-export async function returnUnits(db: Kysely<Database>, accountId: string, period: string, units: number): Promise<void> {
-  await db
-    .updateTable('accounts')
-    .set((eb) => ({ quota_used: sql`greatest(${eb.ref('quota_used')} - ${units}, 0)` }))
-    .where('id', '=', accountId)
-    .where('quota_period', '=', period)
-    .execute();
-}
-
 export interface WindowCount {
   windowStart: Date;
   /** requests counted in the window, this one included; never past limit + 1 */

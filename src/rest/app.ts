@@ -4,11 +4,13 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Response, createServerAdapter } from '@whatwg-node/server';
 import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
-import { DomainError, MethodNotAllowedError, NotFoundError } from '../errors.js';
-import { createContext, type Services } from '../schema/context.js';
-import { admitAll, type Admission } from './admission.js';
+import { DomainError, HttpsRequiredError, MethodNotAllowedError, NotFoundError, RateLimitExceededError } from '../errors.js';
+import { createContext, type Services, type Viewer } from '../schema/context.js';
 import type { KeyAuthenticator } from './auth.js';
 import { missingKey } from './auth.js';
+import { identifyPeer, type Peer, type TrustedProxies } from './client-address.js';
+import type { RequestLimits } from './limits.js';
+import type { UsageRecorder } from './usage.js';
 import { statusOf } from './error-status.js';
 import { stringify, type Json } from './json.js';
 import { createRouter } from './router.js';
@@ -20,7 +22,14 @@ export interface RestAppOptions {
   keys: KeyAuthenticator;
   documentationUrl: string;
   logger: Logger;
-  admission?: Admission;
+  limits: RequestLimits;
+  usage: UsageRecorder;
+  trustedProxies: TrustedProxies;
+}
+
+/** What @whatwg-node/server passes along from node:http (absent when the app is called directly). */
+interface NodeContext {
+  req?: { socket?: { remoteAddress?: string; encrypted?: boolean } };
 }
 
 const ALLOWED_METHODS = ['GET', 'HEAD', 'OPTIONS'];
@@ -68,24 +77,45 @@ function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
 }
 
 export function createRestApp(options: RestAppOptions) {
-  const { schema, services, keys, logger } = options;
-  const admission = options.admission ?? admitAll;
+  const { schema, services, keys, logger, limits, usage } = options;
   const documents = prepareDocuments(schema, routes);
   const match = createRouter(routes);
 
-  async function handle(request: Request, headers: Record<string, string>): Promise<{ status: number; body: string | null }> {
+  interface Outcome {
+    status: number;
+    body: string | null;
+    route?: Route;
+    viewer?: Viewer | null;
+  }
+
+  /** D20: TLS on the socket, or a trusted proxy saying https; plain HTTP only from this machine. */
+  function checkHttps(request: Request, peer: Peer, encrypted: boolean): void {
+    if (encrypted) return;
+    const forwardedProto = peer.viaTrustedProxy ? request.headers.get('x-forwarded-proto') : null;
+    if (forwardedProto !== null) {
+      if (forwardedProto.split(',')[0]!.trim().toLowerCase() === 'https') return;
+    } else if (peer.socketLoopback) {
+      return;
+    }
+    throw new HttpsRequiredError('HTTPS is required: plain HTTP is refused');
+  }
+
+  async function handle(request: Request, peer: Peer, headers: Record<string, string>, outcome: Outcome): Promise<void> {
     const url = new URL(request.url);
     const found = match(url.pathname);
     if (!found) throw new NotFoundError(`Unknown endpoint ${url.pathname}; see the documentation for the endpoints`);
     const { route, params } = found;
     if (request.method === 'OPTIONS') {
       Object.assign(headers, PREFLIGHT_HEADERS, { Allow: ALLOW });
-      return { status: 204, body: null };
+      outcome.status = 204;
+      return;
     }
     if (!ALLOWED_METHODS.includes(request.method)) throw new MethodNotAllowedError(ALLOWED_METHODS);
 
     const viewer = route.auth === 'none' ? null : await keys.authenticate(request.headers.get('authorization'));
     if (route.auth === 'key' && !viewer) throw missingKey();
+    outcome.route = route;
+    outcome.viewer = viewer;
     const routeRequest: RouteRequest = { params, search: url.searchParams, viewer, documentationUrl: options.documentationUrl };
     const variableValues = route.variables(routeRequest);
 
@@ -98,7 +128,7 @@ export function createRestApp(options: RestAppOptions) {
     if (result.errors?.length) throw result.errors[0];
     const data = result.data as Record<string, any>;
 
-    Object.assign(headers, await admission.admit({ route, viewer, request }));
+    Object.assign(headers, await limits.admit(route, viewer, peer.client));
     const { body, status = 200 } = route.respond(data, routeRequest);
     headers['Cache-Control'] = route.cacheControl;
     const freshness = data.freshness as { stale: boolean; newestRateDate: string | null } | undefined;
@@ -109,23 +139,30 @@ export function createRestApp(options: RestAppOptions) {
     const text = stringify(body);
     const etag = etagOf(text);
     headers.ETag = etag;
-    if (status === 200 && matchesEtag(request.headers.get('if-none-match'), etag)) return { status: 304, body: null };
-    return { status, body: text };
+    if (status === 200 && matchesEtag(request.headers.get('if-none-match'), etag)) {
+      outcome.status = 304;
+      return;
+    }
+    outcome.status = status;
+    outcome.body = text;
   }
 
-  return createServerAdapter(async (request: Request) => {
+  return createServerAdapter<NodeContext>(async (request: Request, context: NodeContext) => {
     const clientId = request.headers.get('x-request-id');
     const requestId = clientId && SAFE_REQUEST_ID.test(clientId) ? clientId : randomUUID();
     const headers: Record<string, string> = { 'X-Request-Id': requestId, ...CORS_HEADERS };
-    let status: number;
-    let body: string | null;
+    const outcome: Outcome = { status: 500, body: null };
     try {
-      ({ status, body } = await handle(request, headers));
+      const socket = context?.req?.socket;
+      const peer = identifyPeer(socket?.remoteAddress, request.headers.get('x-forwarded-for'), options.trustedProxies);
+      checkHttps(request, peer, socket?.encrypted === true);
+      await handle(request, peer, headers, outcome);
     } catch (error) {
-      ({ status, body } = failure(error, requestId, headers));
+      Object.assign(outcome, failure(error, requestId, headers));
     }
-    if (body !== null) headers['Content-Type'] = 'application/json; charset=utf-8';
-    return new Response(request.method === 'HEAD' ? null : body, { status, headers });
+    if (outcome.viewer && outcome.route) usage.record(outcome.viewer, outcome.route.name, outcome.status);
+    if (outcome.body !== null) headers['Content-Type'] = 'application/json; charset=utf-8';
+    return new Response(request.method === 'HEAD' ? null : outcome.body, { status: outcome.status, headers });
   });
 
   function failure(error: unknown, requestId: string, headers: Record<string, string>) {
@@ -133,6 +170,7 @@ export function createRestApp(options: RestAppOptions) {
     const original = error instanceof Error && 'originalError' in error ? (error.originalError ?? error) : error;
     if (original instanceof DomainError) {
       if (original instanceof MethodNotAllowedError) headers.Allow = original.allow.join(', ');
+      if (original instanceof RateLimitExceededError) Object.assign(headers, original.headers);
       if (original.code === 'unauthorized' || original.code === 'invalid_api_key') headers['WWW-Authenticate'] = 'Bearer';
       return errorBody(original.code, original.message);
     }

@@ -35,8 +35,8 @@ function isTrusted(address: ipaddr.IPv4 | ipaddr.IPv6, proxies: TrustedProxies):
 export interface Peer {
   /** the client's address as the rate limiter counts it */
   client: string;
-  /** the client is this machine */
-  loopback: boolean;
+  /** the socket's peer is this machine */
+  socketLoopback: boolean;
   /** the request came through a trusted proxy */
   viaTrustedProxy: boolean;
 }
@@ -57,5 +57,5 @@ export function identifyPeer(socketAddress: string | undefined, forwardedFor: st
   }
   const key =
     client.kind() === 'ipv6' ? `${(client as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64` : client.toString();
-  return { client: key, loopback: client.range() === 'loopback', viaTrustedProxy };
+  return { client: key, socketLoopback: socket.range() === 'loopback', viaTrustedProxy };
 }

@@ -4,7 +4,7 @@
 // one statement per account per round trip, however many requests are queued.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import { grantUnits, returnUnits } from '../db/quota.js';
+import { grantUnits } from '../db/quota.js';
 import { LIFETIME_PERIOD, billingPeriod } from '../domain/billing.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
 import { RateLimitExceededError } from '../errors.js';
@@ -22,20 +22,14 @@ interface Queue {
   waiters: Waiter[];
 }
 
-export interface QuotaTicket {
-  headers: Record<string, string>;
-  /** gives the unit back: the request did not succeed after all */
-  refund(): Promise<void>;
-}
-
 export class MonthlyQuota {
   private readonly queued = new Map<string, Queue>();
   private readonly inFlight = new Set<string>();
 
   constructor(private readonly db: Kysely<Database>, private readonly clock: () => Date) {}
 
-  /** One unit for this request, or a 429 `rate_limit_exceeded`. */
-  async take(viewer: Viewer): Promise<QuotaTicket> {
+  /** One unit for this request, or a 429 `rate_limit_exceeded`; returns the quota headers. */
+  async take(viewer: Viewer): Promise<Record<string, string>> {
     const plan = PLAN_LIMITS[viewer.plan];
     const now = this.clock();
     const period = plan.resets ? billingPeriod(viewer.billingDay, now) : null;
@@ -56,7 +50,7 @@ export class MonthlyQuota {
       );
     }
     headers['X-RateLimit-Remaining-Monthly'] = String(Math.max(0, limit - usedAfter));
-    return { headers, refund: () => returnUnits(this.db, viewer.accountId, periodStart, 1) };
+    return headers;
   }
 
   private enqueue(accountId: string, period: string, limit: number): Promise<number | null> {

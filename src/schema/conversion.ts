@@ -6,6 +6,7 @@ import { BadRequestError, ServiceUnavailableError } from '../errors.js';
 import { builder } from './builder.js';
 import type { Context } from './context.js';
 import { CurrencyCodeEnum } from './currency.js';
+import { checkHistory } from './plan-rules.js';
 import { FIRST_DATE, loadRateDay, type RateDay } from './rate-day.js';
 
 const MAX_AMOUNT = new Dec('1e15'); // D14
@@ -71,6 +72,7 @@ builder.queryField('convert', (t) =>
       const value = new Dec(amount);
       if (value.lte(0)) throw new BadRequestError('amount must be a number greater than 0');
       if (value.gt(MAX_AMOUNT)) throw new BadRequestError('amount must be at most 1000000000000000 (1e15)');
+      if (date) checkHistory(ctx, date, 'a conversion');
       const day = await dayForConversion(ctx, from, to, date ?? null);
       if (!day) {
         const when = date ?? sydneyDate(ctx.services.clock());

@@ -5,6 +5,7 @@ import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../erro
 import { builder } from './builder.js';
 import type { Context } from './context.js';
 import { CurrencyCodeEnum } from './currency.js';
+import { checkHistory, checkTimeSeries } from './plan-rules.js';
 
 export interface RateDay {
   date: string;
@@ -73,6 +74,7 @@ builder.queryFields((t) => ({
       having: t.arg({ type: CurrencyCodeEnum }),
     },
     resolve: async (_root, { date, having }, ctx) => {
+      checkHistory(ctx, date, 'the rates');
       const day = await loadRateDay(ctx, date);
       if (!day) throw noDataFor(date);
       if (having && having !== 'AUD' && day.rates[having] === undefined) throw noDataFor(date, having);
@@ -90,6 +92,7 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, { startDate, endDate, having }, ctx) => {
       if (endDate < startDate) throw new BadRequestError('end_date must not be before start_date');
+      checkTimeSeries(ctx, startDate, endDate);
       // Nothing is stored before 2018 or after today in Sydney: only the dates between can have data.
       const from = startDate < FIRST_DATE ? FIRST_DATE : startDate;
       const today = sydneyDate(ctx.services.clock());

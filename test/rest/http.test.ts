@@ -42,9 +42,10 @@ describe('HEAD', () => {
   const comparable = (headers: Headers) => {
     const out: Record<string, string> = {};
     headers.forEach((value, name) => {
-      // The request id is new on every request; a HEAD response may leave out Content-Length.
+      // The request id is new on every request, and a HEAD counts like a GET, so what remains of a
+      // quota goes down by one; a HEAD response may leave out Content-Length.
       const lower = name.toLowerCase();
-      if (lower !== 'x-request-id' && lower !== 'content-length') out[lower] = value;
+      if (!['x-request-id', 'content-length', 'x-ratelimit-remaining-monthly', 'x-ratelimit-remaining'].includes(lower)) out[lower] = value;
     });
     return out;
   };
@@ -60,6 +61,9 @@ describe('HEAD', () => {
     expect(comparable(head.headers)).toEqual(comparable(get.headers));
     expect(head.headers.get('etag')).toBe(get.headers.get('etag'));
     expect(head.headers.get('x-request-id')).toMatch(UUID);
+    const remaining = (r: Response) => r.headers.get('x-ratelimit-remaining-monthly') ?? r.headers.get('x-ratelimit-remaining');
+    if (remaining(get) !== null) expect(Number(remaining(head))).toBe(Number(remaining(get)) - 1);
+    else expect(remaining(head)).toBeNull();
   });
 
   it('HEAD of an error has its status and headers, no body', async () => {

@@ -94,6 +94,9 @@ export async function startTestApp(options: { now?: string } = {}): Promise<Test
       if (key.errors) throw new Error(key.errors[0]!.message);
       return key.data.createApiKey.key;
     },
-    close: () => database.close(),
+    async close() {
+      await app.usage.close();
+      await database.close();
+    },
   };
 }

@@ -1,0 +1,25 @@
+// Quotas and rate limits, applied after a request is known to succeed (D11: 429 comes last), so a
+// request that fails validation, authentication or finds no data never takes a unit.
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+import type { Viewer } from '../schema/context.js';
+import { FreeConvertLimit } from './free-convert-limit.js';
+import { MonthlyQuota } from './monthly-quota.js';
+import type { Route } from './routes.js';
+
+export class RequestLimits {
+  private readonly monthly: MonthlyQuota;
+  private readonly freeConvert: FreeConvertLimit;
+
+  constructor(db: Kysely<Database>, clock: () => Date) {
+    this.monthly = new MonthlyQuota(db, clock);
+    this.freeConvert = new FreeConvertLimit(db, clock);
+  }
+
+  /** The rate-limit headers for a request about to succeed; throws 429 when none is left. */
+  async admit(route: Route, viewer: Viewer | null, client: string): Promise<Record<string, string>> {
+    if (route.auth === 'none') return {}; // `/`, /status and /symbols are unlimited (SPEC 8 rule 3)
+    if (viewer) return this.monthly.take(viewer);
+    return this.freeConvert.take(client);
+  }
+}

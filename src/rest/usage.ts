@@ -1,0 +1,37 @@
+// Per-request usage by day, account, key, endpoint and status, for analytics. Counted in memory and
+// written in batches, so recording costs no database round trip per request.
+import type { Kysely } from 'kysely';
+import type { Database, UsageDailyTable } from '../db/database.js';
+import { addUsage } from '../db/usage.js';
+import type { Viewer } from '../schema/context.js';
+
+const FLUSH_EVERY_MS = 5_000;
+
+export class UsageRecorder {
+  private counts = new Map<string, UsageDailyTable>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly db: Kysely<Database>, private readonly clock: () => Date, onError: (error: unknown) => void) {
+    this.timer = setInterval(() => this.flush().catch(onError), FLUSH_EVERY_MS);
+    this.timer.unref();
+  }
+
+  record(viewer: Viewer, endpoint: string, status: number): void {
+    const day = this.clock().toISOString().slice(0, 10);
+    const key = `${day} ${viewer.keyId} ${endpoint} ${status}`;
+    const row = this.counts.get(key);
+    if (row) row.requests++;
+    else this.counts.set(key, { day, account_id: viewer.accountId, key_id: viewer.keyId, endpoint, status, requests: 1 });
+  }
+
+  async flush(): Promise<void> {
+    const rows = [...this.counts.values()];
+    this.counts = new Map();
+    await addUsage(this.db, rows);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+}
