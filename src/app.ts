@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
+import { localChangeFeed, type ChangeFeed } from './db/change-feed.js';
 import type { Database } from './db/database.js';
 import { createInternalApp } from './internal/app.js';
 import { createRestApp } from './rest/app.js';
@@ -17,27 +18,25 @@ import { VERSION } from './version.js';
 export interface AppDependencies {
   config: Config;
   db: Kysely<Database>;
+  /** how caches hear of changes made by other processes; this process alone when left out */
+  changes?: ChangeFeed;
   operatorToken: string;
   clock?: () => Date;
   logger?: Logger;
 }
 
 /** What every request shares, with the key authenticator whose cache key changes must clear. */
-export function createServices(db: Kysely<Database>, clock: () => Date = () => new Date()) {
+export function createServices(db: Kysely<Database>, changes: ChangeFeed, clock: () => Date = () => new Date()) {
   const keys = new KeyAuthenticator(db);
-  const services: Services = {
-    db,
-    rateCache: new RateCache(db),
-    clock,
-    version: VERSION,
-    onKeysChanged: () => keys.clear(),
-  };
+  const rateCache = new RateCache(db);
+  changes.subscribe((channel) => (channel === 'keys_changed' ? keys.clear() : rateCache.invalidate()));
+  const services: Services = { db, rateCache, clock, version: VERSION, changes };
   return { services, keys };
 }
 
 export function buildApp(deps: AppDependencies) {
   const logger = deps.logger ?? pino({ level: deps.config.LOG_LEVEL });
-  const { services, keys } = createServices(deps.db, deps.clock);
+  const { services, keys } = createServices(deps.db, deps.changes ?? localChangeFeed(), deps.clock);
   const usage = new UsageRecorder(deps.db, services.clock, (err) => logger.error({ err }, 'usage flush failed'));
   const rest = createRestApp({
     schema,

@@ -1,18 +1,22 @@
 // `npm start`: opens the database, migrates, and listens on the public and internal ports.
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { pino } from 'pino';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
 import { ConfigError, parseConfig } from './config.js';
+import { startChangeFeed } from './db/change-feed.js';
 import { openDatabase, targetFromConfig } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
 import { findRunningService, loadOperatorToken, removeServiceFile, writeServiceFile } from './service-file.js';
 
-function listen(server: Server, port: number, host: string): Promise<string> {
+function listen(server: Server, port: number, host: string, scheme = 'http'): Promise<string> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       const { address, port: bound } = server.address() as AddressInfo;
-      resolve(`http://${address.includes(':') ? `[${address}]` : address}:${bound}`);
+      resolve(`${scheme}://${address.includes(':') ? `[${address}]` : address}:${bound}`);
     });
   });
 }
@@ -24,12 +28,16 @@ async function main(): Promise<void> {
     // PGlite is one process's database: a second service on the same directory would corrupt it.
     throw new ConfigError(`A service (pid ${running.pid}) already uses DATA_DIR ${config.DATA_DIR}; stop it first or use another DATA_DIR`);
   }
-  const { db } = await openDatabase(targetFromConfig(config));
+  const { db, target } = await openDatabase(targetFromConfig(config));
   await migrateToLatest(db);
-  const app = buildApp({ config, db, operatorToken: loadOperatorToken(config) });
-  const publicServer = createServer(app.rest);
+  const logger = pino({ level: config.LOG_LEVEL });
+  const changes = await startChangeFeed(target, (err) => logger.error({ err }, 'change feed'));
+  const app = buildApp({ config, db, changes, logger, operatorToken: loadOperatorToken(config) });
+  const publicServer = config.TLS_CERT_FILE
+    ? createHttpsServer({ cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE!) }, app.rest)
+    : createServer(app.rest);
   const internalServer = createServer(app.internal);
-  const publicUrl = await listen(publicServer, config.PORT, config.HOST);
+  const publicUrl = await listen(publicServer, config.PORT, config.HOST, config.TLS_CERT_FILE ? 'https' : 'http');
   const internalUrl = await listen(internalServer, config.INTERNAL_PORT, config.INTERNAL_HOST);
   writeServiceFile(config.DATA_DIR, { pid: process.pid, publicUrl, internalUrl: `${internalUrl}/graphql` });
   app.logger.info(
@@ -47,6 +55,7 @@ async function main(): Promise<void> {
     internalServer.closeAllConnections();
     await Promise.all([new Promise((r) => publicServer.close(r)), new Promise((r) => internalServer.close(r))]);
     await app.usage.close();
+    await changes.close();
     await db.destroy();
     process.exit(0);
   };

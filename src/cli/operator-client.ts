@@ -4,6 +4,7 @@
 import { execute, parse } from 'graphql';
 import { createServices } from '../app.js';
 import type { Config } from '../config.js';
+import { startChangeFeed } from '../db/change-feed.js';
 import { openDatabase, targetFromConfig } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { DomainError } from '../errors.js';
@@ -48,9 +49,11 @@ export async function connectOperator(config: Config): Promise<OperatorClient> {
       close: async () => {},
     };
   }
-  const { db } = await openDatabase(targetFromConfig(config));
+  const { db, target } = await openDatabase(targetFromConfig(config));
   await migrateToLatest(db);
-  const { services } = createServices(db);
+  // Other processes on a shared Postgres must hear of revocations and imports made here.
+  const changes = await startChangeFeed(target, (error) => console.error(error));
+  const { services } = createServices(db, changes);
   return {
     async run<T>(document: string, variables?: Record<string, unknown>) {
       const result = await execute({
@@ -63,6 +66,9 @@ export async function connectOperator(config: Config): Promise<OperatorClient> {
       if (original && !(original instanceof DomainError)) throw original;
       return dataOrThrow<T>(result);
     },
-    close: () => db.destroy(),
+    async close() {
+      await changes.close();
+      await db.destroy();
+    },
   };
 }

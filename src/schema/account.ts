@@ -48,7 +48,7 @@ builder.mutationFields((t) => ({
       requireOperator(ctx);
       const account = await updateAccount(ctx.services.db, email, { plan });
       if (!account) throw new NotFoundError(`No account with e-mail ${email.toLowerCase()}`);
-      ctx.services.onKeysChanged();
+      await ctx.services.changes.publish('keys_changed');
       return account;
     },
   }),
@@ -63,7 +63,7 @@ builder.mutationFields((t) => ({
       requireOperator(ctx);
       const account = await updateAccount(ctx.services.db, email, { status });
       if (!account) throw new NotFoundError(`No account with e-mail ${email.toLowerCase()}`);
-      ctx.services.onKeysChanged();
+      await ctx.services.changes.publish('keys_changed');
       return account;
     },
   }),

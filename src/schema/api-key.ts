@@ -84,7 +84,7 @@ builder.mutationFields((t) => ({
         }
         return insertWithFreshPrefix(trx, account.id);
       });
-      ctx.services.onKeysChanged();
+      await ctx.services.changes.publish('keys_changed');
       return created;
     },
   }),
@@ -96,7 +96,7 @@ builder.mutationFields((t) => ({
       requireOperator(ctx);
       const revoked = await revokeApiKeyByPrefix(ctx.services.db, prefix);
       if (!revoked) throw new NotFoundError(`No active API key with prefix ${prefix}`);
-      ctx.services.onKeysChanged();
+      await ctx.services.changes.publish('keys_changed');
       return revoked;
     },
   }),

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { ForbiddenError } from '../errors.js';
+import type { ChangeFeed } from '../db/change-feed.js';
 import type { Database, Plan } from '../db/database.js';
 import { createRateLoaders, type RateCache, type RateLoaders } from './rate-loaders.js';
 
@@ -18,8 +19,8 @@ export interface Services {
   rateCache: RateCache;
   clock: () => Date;
   version: string;
-  /** called after anything that changes what keys authenticate (revoke, suspend, plan change) */
-  onKeysChanged: () => void;
+  /** announces a committed change to every process's caches: keys (revoke, suspend, plan) or rates */
+  changes: ChangeFeed;
 }
 
 export interface Context {

@@ -83,7 +83,7 @@ builder.mutationField('importRates', (t) =>
       const summary = await ctx.services.db.transaction().execute((trx) =>
         storeDays(trx, { storedAt: now, source: input.source, format: input.format, publicationDate: input.publicationDate ?? null, days }),
       );
-      if (summary.publicationId !== null) ctx.services.rateCache.invalidate();
+      if (summary.publicationId !== null) await ctx.services.changes.publish('rates_changed');
       return summary;
     },
   }),
