@@ -23,6 +23,15 @@ export async function accountByEmail(ctx: Context, email: string): Promise<Accou
   return account;
 }
 
+/** Plan and status decide what a key may do: every process's key cache must hear of the change. */
+async function changeAccount(ctx: Context, email: string, changes: Parameters<typeof updateAccount>[2]): Promise<Account> {
+  requireOperator(ctx);
+  const account = await updateAccount(ctx.services.db, email, changes);
+  if (!account) throw new NotFoundError(`No account with e-mail ${email.toLowerCase()}`);
+  await ctx.services.changes.publish('keys_changed');
+  return account;
+}
+
 builder.mutationFields((t) => ({
   createAccount: t.field({
     type: AccountRef,
@@ -44,13 +53,7 @@ builder.mutationFields((t) => ({
       email: t.arg({ type: 'EmailAddress', required: true }),
       plan: t.arg({ type: PlanEnum, required: true }),
     },
-    resolve: async (_root, { email, plan }, ctx) => {
-      requireOperator(ctx);
-      const account = await updateAccount(ctx.services.db, email, { plan });
-      if (!account) throw new NotFoundError(`No account with e-mail ${email.toLowerCase()}`);
-      await ctx.services.changes.publish('keys_changed');
-      return account;
-    },
+    resolve: (_root, { email, plan }, ctx) => changeAccount(ctx, email, { plan }),
   }),
   setAccountStatus: t.field({
     type: AccountRef,
@@ -59,12 +62,6 @@ builder.mutationFields((t) => ({
       email: t.arg({ type: 'EmailAddress', required: true }),
       status: t.arg({ type: AccountStatusEnum, required: true }),
     },
-    resolve: async (_root, { email, status }, ctx) => {
-      requireOperator(ctx);
-      const account = await updateAccount(ctx.services.db, email, { status });
-      if (!account) throw new NotFoundError(`No account with e-mail ${email.toLowerCase()}`);
-      await ctx.services.changes.publish('keys_changed');
-      return account;
-    },
+    resolve: (_root, { email, status }, ctx) => changeAccount(ctx, email, { status }),
   }),
 }));
