@@ -17,15 +17,19 @@ export async function grantUnits(
   limit: number,
   wanted: number,
 ): Promise<Grant> {
-  // FOR UPDATE makes a racing statement wait, then re-read the row it updated.
+  // FOR UPDATE makes a racing statement wait, then re-read the row it updated. The period only
+  // moves forward: a request stamped with an older period (a process whose clock lags, or Free's
+  // lifetime period after a downgrade) counts in the stored one, so no count is ever reset early.
   const { rows } = await sql<{ granted: number; used: number }>`
     with current as (
-      select id, case when quota_period = ${period}::date then quota_used else 0 end as used
+      select id,
+        greatest(quota_period, ${period}::date) as period,
+        case when quota_period >= ${period}::date then quota_used else 0 end as used
       from accounts where id = ${accountId} for update
     ), grant_ as (
-      select id, used, least(${wanted}::int, greatest(${limit}::int - used, 0)) as granted from current
+      select id, period, used, least(${wanted}::int, greatest(${limit}::int - used, 0)) as granted from current
     )
-    update accounts set quota_used = grant_.used + grant_.granted, quota_period = ${period}::date
+    update accounts set quota_used = grant_.used + grant_.granted, quota_period = grant_.period
     from grant_ where accounts.id = grant_.id
     returning grant_.granted, accounts.quota_used as used`.execute(db);
   const row = rows[0];

@@ -6,6 +6,8 @@ export type TrustedProxies = readonly [ipaddr.IPv4 | ipaddr.IPv6, number][];
 
 function parseAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   const bare = text.trim().replace(/^\[|\]$/g, '');
+  // Only dotted-quad decimal IPv4: ipaddr.js also reads '10.0.0' and octal '010.0.0.1'.
+  if (!bare.includes(':') && !ipaddr.IPv4.isValidFourPartDecimal(bare)) return null;
   if (!ipaddr.isValid(bare)) return null;
   const address = ipaddr.parse(bare);
   // An IPv4 client on a dual-stack socket shows as ::ffff:a.b.c.d: it is the IPv4 client.
@@ -21,7 +23,10 @@ export function parseTrustedProxies(list: string): TrustedProxies {
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '')
     .map((entry) => {
-      if (entry.includes('/')) return ipaddr.parseCIDR(entry);
+      if (entry.includes('/')) {
+        if (!parseAddress(entry.slice(0, entry.indexOf('/')))) throw new Error(`'${entry}' is not an IP address or CIDR range`);
+        return ipaddr.parseCIDR(entry);
+      }
       const address = parseAddress(entry);
       if (!address) throw new Error(`'${entry}' is not an IP address or CIDR range`);
       return [address, address.kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number];

@@ -25,9 +25,19 @@ export class UsageRecorder {
   }
 
   async flush(): Promise<void> {
-    const rows = [...this.counts.values()];
+    const pending = this.counts;
     this.counts = new Map();
-    await addUsage(this.db, rows);
+    try {
+      await addUsage(this.db, [...pending.values()]);
+    } catch (error) {
+      // Keep the counts for the next flush rather than lose them.
+      for (const [key, row] of pending) {
+        const current = this.counts.get(key);
+        if (current) current.requests += row.requests;
+        else this.counts.set(key, row);
+      }
+      throw error;
+    }
   }
 
   async close(): Promise<void> {

@@ -43,12 +43,14 @@ export function checkTimeSeries(ctx: Context, start: string, end: string): void 
   const viewer = ctx.viewer;
   if (!viewer) return;
   const limits = PLAN_LIMITS[viewer.plan];
+  const days = daysBetween(start, end);
   if (limits.timeSeriesDays === null) {
+    const today = sydneyDate(ctx.services.clock());
+    const upgrade = upgradeFor(viewer.plan, (l) => (l.timeSeriesDays ?? -1) >= days && reaches(l, start, today));
     throw new PlanRestrictedError(
-      `The ${limits.name} plan has no time-series access; the ${upgradeFor(viewer.plan, (l) => l.timeSeriesDays !== null).name} plan allows ranges of up to ${PLAN_LIMITS.starter.timeSeriesDays} days`,
+      `The ${limits.name} plan has no time-series access; the ${upgrade.name} plan allows ranges of up to ${upgrade.timeSeriesDays} days with ${historyWindow(upgrade, today)}`,
     );
   }
-  const days = daysBetween(start, end);
   if (days > limits.timeSeriesDays) {
     const upgrade = upgradeFor(viewer.plan, (l) => (l.timeSeriesDays ?? -1) >= days);
     const allowed = (upgrade.timeSeriesDays ?? 0) >= days;

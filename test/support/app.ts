@@ -15,6 +15,11 @@ export interface RequestOptions {
   key?: string;
   method?: string;
   headers?: Record<string, string>;
+  /**
+   * Acts as a client at this socket address (the server context @whatwg-node/server passes from
+   * node:http); `encrypted` marks a TLS socket. Without it the client is this machine (loopback).
+   */
+  remote?: { address?: string; encrypted?: boolean };
 }
 
 export interface TestApp {
@@ -35,10 +40,16 @@ export interface TestApp {
 
 let accounts = 0;
 
-export async function startTestApp(options: { now?: string } = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  now?: string;
+  /** extra configuration variables for parseConfig (TRUST_PROXY, …) */
+  config?: Record<string, string>;
+}
+
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = await openTestDatabase();
   let now = new Date(options.now ?? '2026-05-12T03:00:00Z');
-  const config = parseConfig({ DOCUMENTATION_URL: 'https://docs.example.test/api' });
+  const config = parseConfig({ DOCUMENTATION_URL: 'https://docs.example.test/api', ...options.config });
   const app = buildApp({
     config,
     db: database.db,
@@ -47,11 +58,11 @@ export async function startTestApp(options: { now?: string } = {}): Promise<Test
     logger: pino({ level: 'silent' }),
   });
 
-  const request: TestApp["request"] = async (path, { key, method = "GET", headers = {} } = {}) =>
-    app.rest.fetch(`http://rates.test${path}`, {
-      method,
-      headers: { ...headers, ...(key ? { Authorization: `Bearer ${key}` } : {}) },
-    });
+  const request: TestApp["request"] = async (path, { key, method = "GET", headers = {}, remote } = {}) => {
+    const init = { method, headers: { ...headers, ...(key ? { Authorization: `Bearer ${key}` } : {}) } };
+    if (!remote) return app.rest.fetch(`http://rates.test${path}`, init);
+    return app.rest.fetch(`http://rates.test${path}`, init, { req: { socket: { remoteAddress: remote.address, encrypted: remote.encrypted } } });
+  };
 
   const operator: TestApp['operator'] = async (document, variables) => {
     const response = await app.internal.fetch('http://internal.test/graphql', {

@@ -1,0 +1,96 @@
+// D17, SPEC 8 rule 1: the quota belongs to the account. All its keys share one count, and a plan
+// change (operator `setAccountPlan`) applies the new limit at once and keeps the period's count.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { expectError } from '../support/expect.js';
+import { syntheticTable } from '../support/rates.js';
+import { account, anotherKey, expectMonthly, remainingAfterOne, setPlan, stored } from './support.js';
+
+const NOW = '2026-05-12T03:00:00Z';
+const BILLING_DAY = 20;
+const PERIOD = '2026-04-20';
+const RESET = '2026-05-20T00:00:00.000Z';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ now: NOW });
+  await t.importTable(syntheticTable('2026-05-04', '2026-05-11'));
+});
+afterAll(() => t.close());
+
+describe('several keys of one account', () => {
+  it('share one count', async () => {
+    const { email, key: first } = await account(t, 'professional', { billingDay: BILLING_DAY });
+    const second = await anotherKey(t, email);
+    const third = await anotherKey(t, email);
+    const order = [first, second, third, second, first, third, third];
+    for (const [i, key] of order.entries()) {
+      const res = await t.request('/latest/USD', { key });
+      expect(res.status).toBe(200);
+      expectMonthly(res.headers, 50_000, 50_000 - (i + 1), RESET);
+    }
+    expect((await stored(t, email)).used).toBe(order.length);
+  });
+
+  it('are all refused once the account is at its quota, and another account is not affected', async () => {
+    const { email, key: first } = await account(t, 'professional', { billingDay: BILLING_DAY, used: 49_998, period: PERIOD });
+    const second = await anotherKey(t, email);
+    const other = await account(t, 'professional', { billingDay: BILLING_DAY, used: 49_998, period: PERIOD });
+    expectMonthly((await t.request('/latest', { key: first })).headers, 50_000, 1, RESET);
+    expectMonthly((await t.request('/latest', { key: second })).headers, 50_000, 0, RESET);
+    expectError(await t.json('/latest', { key: first }), 429, 'rate_limit_exceeded');
+    expectError(await t.json('/latest', { key: second }), 429, 'rate_limit_exceeded');
+    expect(await remainingAfterOne(t, other.key)).toBe(1);
+    expect((await stored(t, email)).used).toBe(50_000);
+    expect((await stored(t, other.email)).used).toBe(49_999);
+  });
+});
+
+describe('a plan change', () => {
+  it('upgrade: the new limit applies at once, the period\'s count is kept, the same key works', async () => {
+    const { email, key } = await account(t, 'starter', { billingDay: BILLING_DAY, used: 5_000, period: PERIOD });
+    expectError(await t.json('/latest', { key }), 429, 'rate_limit_exceeded', /5,?000/);
+    await setPlan(t, email, 'professional');
+    const res = await t.request('/latest', { key });
+    expect(res.status).toBe(200);
+    expectMonthly(res.headers, 50_000, 50_000 - 5_001, RESET);
+    expect(await stored(t, email)).toEqual({ used: 5_001, period: PERIOD, billingDay: BILLING_DAY });
+  });
+
+  it('downgrade: a count above the new limit is 429 at once', async () => {
+    const { email, key } = await account(t, 'professional', { billingDay: BILLING_DAY, used: 6_000, period: PERIOD });
+    expect(await remainingAfterOne(t, key)).toBe(43_999);
+    await setPlan(t, email, 'starter');
+    const res = await t.json('/latest', { key });
+    expectError(res, 429, 'rate_limit_exceeded', /5,?000/);
+    expectMonthly(res.headers, 5_000, 0, RESET);
+    expect((await stored(t, email)).used).toBe(6_001);
+  });
+
+  it('downgrade below the count, then back: the count is what it was', async () => {
+    const { email, key } = await account(t, 'business', { billingDay: BILLING_DAY, used: 60_000, period: PERIOD });
+    await setPlan(t, email, 'professional');
+    expectError(await t.json('/latest', { key }), 429, 'rate_limit_exceeded');
+    await setPlan(t, email, 'business');
+    expect(await remainingAfterOne(t, key)).toBe(500_000 - 60_001);
+  });
+
+  it('to Free keeps the count too: 1,000 used this period is over Free\'s 300 (D17 "keeps the period\'s count")', async () => {
+    const { email, key } = await account(t, 'professional', { billingDay: BILLING_DAY, used: 1_000, period: PERIOD });
+    await setPlan(t, email, 'free');
+    const res = await t.json('/latest', { key });
+    expectError(res, 429, 'rate_limit_exceeded');
+    expectMonthly(res.headers, 300, 0, null);
+  });
+
+  it('a round trip through Free does not give a fresh monthly quota', async () => {
+    const { email, key } = await account(t, 'professional', { billingDay: BILLING_DAY, used: 1_000, period: PERIOD });
+    await setPlan(t, email, 'free');
+    await t.request('/latest', { key });
+    await setPlan(t, email, 'professional');
+    const res = await t.request('/latest', { key });
+    expect(res.status).toBe(200);
+    // 1,000 before, at most one more while on Free, and this one
+    expect(Number(res.headers.get('x-ratelimit-remaining-monthly'))).toBeLessThanOrEqual(50_000 - 1_001);
+  });
+});

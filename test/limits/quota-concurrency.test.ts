@@ -1,0 +1,158 @@
+// D17: the monthly count is exact under concurrency: with M units left, N simultaneous requests
+// give exactly M successes, each seeing a different Remaining, and the stored count ends at the
+// limit. Also across two app instances on one database (as two processes would be).
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { parseConfig } from '../../src/config.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { expectError } from '../support/expect.js';
+import { syntheticTable } from '../support/rates.js';
+import { account, anotherKey, stored } from './support.js';
+
+const NOW = '2026-05-12T03:00:00Z';
+const BILLING_DAY = 20;
+const PERIOD = '2026-04-20';
+const N = 60;
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ now: NOW });
+  await t.importTable(syntheticTable('2026-05-04', '2026-05-11'));
+});
+afterAll(() => t.close());
+
+interface Answer {
+  status: number;
+  remaining: number;
+  body: any;
+  headers: Headers;
+}
+
+async function answer(response: Promise<Response>): Promise<Answer> {
+  const res = await response;
+  const text = await res.text();
+  return { status: res.status, remaining: Number(res.headers.get('x-ratelimit-remaining-monthly')), body: JSON.parse(text), headers: res.headers };
+}
+
+function expectExactly(answers: Answer[], left: number): void {
+  const ok = answers.filter((a) => a.status === 200);
+  const refused = answers.filter((a) => a.status === 429);
+  expect(ok.length + refused.length, `statuses: ${answers.map((a) => a.status).join(',')}`).toBe(answers.length);
+  expect(ok).toHaveLength(left);
+  expect(refused).toHaveLength(answers.length - left);
+  // Each success saw the count after its own unit: {left − 1, …, 0}, each once.
+  expect(ok.map((a) => a.remaining).sort((a, b) => a - b)).toEqual([...Array(left).keys()]);
+  for (const r of refused) {
+    expectError(r, 429, 'rate_limit_exceeded');
+    expect(r.remaining).toBe(0);
+  }
+}
+
+describe(`${N} simultaneous keyed requests`, () => {
+  it.each([
+    ['professional', 50_000, 10],
+    ['starter', 5_000, 1],
+    ['business', 500_000, 37],
+  ] as const)('%s with %i − %i used: exactly that many 200s', async (plan, limit, left) => {
+    const { email, key } = await account(t, plan, { billingDay: BILLING_DAY, used: limit - left, period: PERIOD });
+    const answers = await Promise.all(Array.from({ length: N }, () => answer(t.request('/latest?symbols=USD', { key }))));
+    expectExactly(answers, left);
+    expect(await stored(t, email)).toEqual({ used: limit, period: PERIOD, billingDay: BILLING_DAY });
+  });
+
+  it('Free with 7 of its 300 left', async () => {
+    const { email, key } = await account(t, 'free', { used: 293 });
+    const answers = await Promise.all(Array.from({ length: N }, () => answer(t.request('/latest/EUR', { key }))));
+    expectExactly(answers, 7);
+    expect((await stored(t, email)).used).toBe(300);
+  });
+
+  it('spread over three keys of the account and several endpoints', async () => {
+    const { email, key } = await account(t, 'professional', { billingDay: BILLING_DAY, used: 49_985, period: PERIOD });
+    const keys = [key, await anotherKey(t, email), await anotherKey(t, email)];
+    const paths = ['/latest', '/latest/USD', '/2026-05-11', '/convert?from=USD&to=EUR&amount=5'];
+    const answers = await Promise.all(
+      Array.from({ length: N }, (_, i) => answer(t.request(paths[i % paths.length]!, { key: keys[i % keys.length]! }))),
+    );
+    expectExactly(answers, 15);
+    expect((await stored(t, email)).used).toBe(50_000);
+  });
+
+  it('mixed with failing requests, which take nothing', async () => {
+    const { email, key } = await account(t, 'starter', { billingDay: BILLING_DAY, used: 4_990, period: PERIOD });
+    const answers = await Promise.all(
+      Array.from({ length: N }, (_, i) => answer(t.request(i % 2 === 0 ? '/latest' : '/2026-05-10', { key }))),
+    );
+    const notFound = answers.filter((a) => a.status === 404);
+    expect(notFound).toHaveLength(N / 2);
+    expectExactly(answers.filter((a) => a.status !== 404), 10);
+    expect((await stored(t, email)).used).toBe(5_000);
+  });
+});
+
+describe('two app instances on one database', () => {
+  it(`${N} requests split between them: exactly the units left succeed`, async () => {
+    const second = buildApp({
+      config: parseConfig({ DOCUMENTATION_URL: 'https://docs.example.test/api' }),
+      db: t.db,
+      operatorToken: 'another-operator-token-0123456789',
+      clock: () => new Date(NOW),
+      logger: pino({ level: 'silent' }),
+    });
+    try {
+      const { email, key } = await account(t, 'professional', { billingDay: BILLING_DAY, used: 49_988, period: PERIOD });
+      const fetchVia = (i: number) =>
+        i % 2 === 0
+          ? t.request('/latest?symbols=USD', { key })
+          : second.rest.fetch('http://rates.test/latest?symbols=USD', { headers: { Authorization: `Bearer ${key}` } });
+      const answers = await Promise.all(Array.from({ length: N }, (_, i) => answer(Promise.resolve(fetchVia(i)))));
+      expectExactly(answers, 12);
+      expect((await stored(t, email)).used).toBe(50_000);
+    } finally {
+      await second.usage.close();
+    }
+  });
+});
+
+describe('two processes whose clocks straddle a billing date', () => {
+  it('a request stamped with the old period after the new one began neither gets a unit of the used-up old period nor resets the new count', async () => {
+    // Billing day 20: the reset is 2026-05-20T00:00:00Z. This app's clock is at the reset; the other
+    // process's clock is one second behind (ordinary clock skew), so it still computes the old period.
+    const reset = '2026-05-20T00:00:00Z';
+    const behind = buildApp({
+      config: parseConfig({ DOCUMENTATION_URL: 'https://docs.example.test/api' }),
+      db: t.db,
+      operatorToken: 'another-operator-token-0123456789',
+      clock: () => new Date(Date.parse(reset) - 1000),
+      logger: pino({ level: 'silent' }),
+    });
+    t.setNow(reset);
+    try {
+      const { email, key } = await account(t, 'starter', { billingDay: BILLING_DAY, used: 5_000, period: PERIOD });
+      const viaBehind = () => answer(Promise.resolve(behind.rest.fetch('http://rates.test/latest', { headers: { Authorization: `Bearer ${key}` } })));
+
+      // Just before the reset (as the lagging process sees it) the old period is used up: 429.
+      expectError(await viaBehind(), 429, 'rate_limit_exceeded');
+      // The new period begins: one unit used.
+      const first = await answer(t.request('/latest', { key }));
+      expect(first.status).toBe(200);
+      expect(first.remaining).toBe(4_999);
+      expect(await stored(t, email)).toEqual({ used: 1, period: '2026-05-20', billingDay: BILLING_DAY });
+
+      // The lagging process asks again for the old, used-up period: it must not be served from a
+      // count of 0, and it must not move the account back into the old period.
+      const late = await viaBehind();
+      expect([200, 429]).toContain(late.status);
+      const row = await stored(t, email);
+      expect(row.period, `the lagging request answered ${late.status} and stored ${JSON.stringify(row)}`).toBe('2026-05-20');
+      if (late.status === 200) expect(row.used).toBe(2); // counted in the current period
+      else expect(row.used).toBe(1);
+      const next = await answer(t.request('/latest', { key }));
+      expect(next.remaining).toBe(5_000 - row.used - 1);
+    } finally {
+      t.setNow(NOW);
+      await behind.usage.close();
+    }
+  });
+});
