@@ -38,18 +38,30 @@ export function buildApp(deps: AppDependencies) {
   const logger = deps.logger ?? pino({ level: deps.config.LOG_LEVEL });
   const { services, keys } = createServices(deps.db, deps.changes ?? localChangeFeed(), deps.clock);
   const usage = new UsageRecorder(deps.db, services.clock, (err) => logger.error({ err }, 'usage flush failed'));
+  const limits = new RequestLimits(deps.db, services.clock, (err) => logger.error({ err }, 'returning quota units failed'));
   const rest = createRestApp({
     schema,
     services,
     keys,
     documentationUrl: deps.config.DOCUMENTATION_URL,
     logger,
-    limits: new RequestLimits(deps.db, services.clock),
+    limits,
     usage,
     trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY),
   });
   const internal = createInternalApp({ schema, services, operatorToken: deps.operatorToken });
-  return { services, rest, internal, logger, usage };
+  return {
+    services,
+    rest,
+    internal,
+    logger,
+    usage,
+    quota: limits.monthly,
+    /** Writes what is held in memory (usage counts, unused quota units) back before the database closes. */
+    async close() {
+      await Promise.all([usage.close(), limits.monthly.close()]);
+    },
+  };
 }
 
 export type App = ReturnType<typeof buildApp>;

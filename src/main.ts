@@ -54,7 +54,7 @@ async function main(): Promise<void> {
     publicServer.closeAllConnections();
     internalServer.closeAllConnections();
     await Promise.all([new Promise((r) => publicServer.close(r)), new Promise((r) => internalServer.close(r))]);
-    await app.usage.close();
+    await app.close();
     await changes.close();
     await db.destroy();
     process.exit(0);

@@ -8,11 +8,11 @@ import { MonthlyQuota } from './monthly-quota.js';
 import type { Route } from './routes.js';
 
 export class RequestLimits {
-  private readonly monthly: MonthlyQuota;
+  readonly monthly: MonthlyQuota;
   private readonly freeConvert: FreeConvertLimit;
 
-  constructor(db: Kysely<Database>, clock: () => Date) {
-    this.monthly = new MonthlyQuota(db, clock);
+  constructor(db: Kysely<Database>, clock: () => Date, onError: (error: unknown) => void) {
+    this.monthly = new MonthlyQuota(db, clock, onError);
     this.freeConvert = new FreeConvertLimit(db, clock);
   }
 

@@ -38,13 +38,16 @@ export async function setQuota(t: TestApp, email: string, state: QuotaState): Pr
   if (state.used !== undefined) changes.quota_used = state.used;
   if (state.period !== undefined) changes.quota_period = state.period;
   if (Object.keys(changes).length === 0) return;
+  // Units this process has leased but not handed out go back first, and its next request leases anew.
+  await t.app.quota.returnAll();
   const result = await t.db.updateTable('accounts').set(changes).where('email', '=', email).executeTakeFirst();
   expect(Number(result.numUpdatedRows)).toBe(1);
   await t.app.services.changes.publish('keys_changed');
 }
 
-/** The account row's quota columns as stored. */
+/** The account row's quota columns as stored, once this process has returned the units it leased but did not use. */
 export async function stored(t: TestApp, email: string): Promise<{ used: number; period: string; billingDay: number }> {
+  await t.app.quota.returnAll();
   const row = await t.db
     .selectFrom('accounts')
     .select(['quota_used', sql<string>`quota_period::text`.as('period'), 'billing_day'])

@@ -106,7 +106,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       return key.data.createApiKey.key;
     },
     async close() {
-      await app.usage.close();
+      await app.close();
       await database.close();
     },
   };

@@ -1,29 +1,82 @@
 // A database of the test file's own, copied from the run's migrated template.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
 import { inject } from 'vitest';
 import { openDatabase } from '../../src/db/connect.js';
 import { adminQuery } from './postgres.js';
 
-export async function openTestDatabase() {
+function databaseUrl(serverUrl: string, name: string): string {
+  const target = new URL(serverUrl);
+  target.pathname = `/${name}`;
+  return target.toString();
+}
+
+function freshName(base: string): string {
+  return `${base}_t${randomBytes(6).toString('hex')}`;
+}
+
+/**
+ * A new database on the Postgres server named by DATABASE_URL, copied from the run's migrated
+ * template, for child processes (the CLI, the service) to open by URL; null when the suite runs on
+ * PGlite.
+ */
+export async function createTestDatabaseUrl(): Promise<{ url: string; drop(): Promise<void> } | null> {
   const url = process.env.DATABASE_URL;
   const template = inject('postgresTemplate');
-  if (url && template) {
-    const name = `${template.replace(/_template$/, '')}_t${randomBytes(6).toString('hex')}`;
-    await adminQuery(url, `CREATE DATABASE "${name}" TEMPLATE "${template}"`);
-    const target = new URL(url);
-    target.pathname = `/${name}`;
-    const { db } = await openDatabase({ kind: 'postgres', url: target.toString() });
+  if (!url || !template) return null;
+  const name = freshName(template.replace(/_template$/, ''));
+  await adminQuery(url, `CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+  return {
+    url: databaseUrl(url, name),
+    drop: () => adminQuery(url, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+  };
+}
+
+/** The run's migrated PGlite template (a data-directory tarball), or null on Postgres. */
+export function pgliteTemplateFile(): string | null {
+  return inject('pgliteTemplate') || null;
+}
+
+export async function openTestDatabase() {
+  const created = await createTestDatabaseUrl();
+  if (created) {
+    const { db } = await openDatabase({ kind: 'postgres', url: created.url });
     return {
       db,
-      url: target.toString(),
+      url: created.url,
       async close() {
         await db.destroy();
-        await adminQuery(url, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+        await created.drop();
       },
     };
   }
   const dump = new Blob([readFileSync(inject('pgliteTemplate'))]);
   const { db } = await openDatabase({ kind: 'pglite', loadDataDir: dump });
   return { db, url: null, close: () => db.destroy() };
+}
+
+/**
+ * An empty database of the test's own, not migrated (not copied from the template): a new database
+ * on the Postgres server, or a new in-memory PGlite.
+ */
+export async function openEmptyDatabase(): Promise<{ db: Kysely<any>; close(): Promise<void> }> {
+  const url = process.env.DATABASE_URL;
+  const template = inject('postgresTemplate');
+  if (url && template) {
+    const name = freshName(template.replace(/_template$/, ''));
+    await adminQuery(url, `CREATE DATABASE "${name}"`);
+    const { db } = await openDatabase({ kind: 'postgres', url: databaseUrl(url, name) });
+    return {
+      db,
+      async close() {
+        await db.destroy();
+        await adminQuery(url, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      },
+    };
+  }
+  const db = new Kysely<any>({ dialect: new PGliteDialect(await PGlite.create()) });
+  return { db, close: () => db.destroy() };
 }

@@ -1,0 +1,42 @@
+// Runs bench/serve.ts in a child Node process (tsx loaded with --import), so the servers get an
+// event loop (and a core) of their own, apart from the load generator. BENCH_CPU_PROF=<dir> makes
+// the child write a V8 CPU profile there when it exits.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { RunningServers, ServersInfo } from './servers.js';
+
+const SERVE = fileURLToPath(new URL('./serve.ts', import.meta.url));
+
+export function startServersInChild(): Promise<RunningServers> {
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', SERVE], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout });
+    let ready = false;
+    lines.on('line', (line) => {
+      if (ready) return void process.stdout.write(`[serve] ${line}\n`);
+      let info: ServersInfo;
+      try {
+        info = JSON.parse(line) as ServersInfo;
+      } catch {
+        return void process.stdout.write(`[serve] ${line}\n`);
+      }
+      ready = true;
+      resolve({
+        info,
+        async close() {
+          child.stdin.end(); // serve.ts cleans up when its stdin closes
+          const code = await exited;
+          if (code !== 0) throw new Error(`the server process exited with code ${code} while cleaning up`);
+        },
+      });
+    });
+    child.once('error', reject);
+    void exited.then((code) => {
+      if (!ready) reject(new Error(`the server process exited with code ${code} before it was ready`));
+    });
+  });
+}

@@ -1,0 +1,90 @@
+// The printed report: a table of the measurements and the pass/MISSED line of each target.
+import type { Measurement } from './load.js';
+
+export interface Goal {
+  description: string;
+  /** the targets the goal needs; the goal is skipped when one was not measured (BENCH_ONLY) */
+  needs: string[];
+  met: (byName: (name: string) => Measurement, baseline: Measurement) => { met: boolean; actual: string };
+}
+
+const pct = (m: Measurement, base: Measurement) => (base.reqPerSec > 0 ? (100 * m.reqPerSec) / base.reqPerSec : 0);
+
+export const GOALS: Goal[] = [
+  {
+    description: 'keyed /latest >= 25% of bare req/s, with p99 < 20 ms',
+    needs: ['/latest (keyed)'],
+    met: (get, base) => {
+      const m = get('/latest (keyed)');
+      const share = pct(m, base);
+      return { met: share >= 25 && m.p99 < 20, actual: `${share.toFixed(1)}% of bare, p99 ${m.p99} ms` };
+    },
+  },
+  {
+    description: 'keyed /timeseries (365 days, all codes) p50 < 20 ms',
+    needs: ['/timeseries 365d (keyed)'],
+    met: (get) => {
+      const m = get('/timeseries 365d (keyed)');
+      return { met: m.p50 < 20, actual: `p50 ${m.p50} ms` };
+    },
+  },
+];
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
+}
+
+/** Prints the table and goals; returns the names of targets that had non-2xx answers or errors. */
+export function printReport(results: Measurement[]): { failedTargets: string[]; missedGoals: number } {
+  const base = results.find((m) => m.target.baseline)!;
+  const inProcess = results.every((m) => m.serverCpu === null);
+  const cpu = (share: number | null) => (share === null ? '-' : `${(100 * share).toFixed(0)}%`);
+  const rows = [['target', 'req/s (avg)', 'p50 ms', 'p99 ms', 'vs bare', 'requests', 'non-2xx', 'errors', 'server cpu', inProcess ? 'process cpu' : 'autocannon cpu']];
+  for (const m of results) {
+    rows.push([
+      m.target.name,
+      m.reqPerSec.toFixed(0),
+      String(m.p50),
+      String(m.p99),
+      `${pct(m, base).toFixed(1)}%`,
+      String(m.requests),
+      String(m.non2xx),
+      String(m.errors),
+      cpu(m.serverCpu),
+      cpu(m.loaderCpu),
+    ]);
+  }
+  console.log(table(rows));
+  console.log(
+    inProcess
+      ? '(cpu: share of one core used by this process, servers and autocannon together; 2 cores)'
+      : '(cpu: share of one core used while measured; near 100% marks the side that was the limit)',
+  );
+
+  const failedTargets = results.filter((m) => m.non2xx > 0 || m.errors > 0 || m.ok === 0).map((m) => m.target.name);
+  for (const m of results.filter((r) => failedTargets.includes(r.target.name))) {
+    console.log(`  !!! NOT ALL 200: ${m.target.name}: status codes ${JSON.stringify(m.statusCodes)}, ${m.errors} errors (${m.timeouts} timeouts)`);
+  }
+
+  console.log('');
+  const byName = (name: string) => {
+    const m = results.find((r) => r.target.name === name);
+    if (!m) throw new Error(`no measurement named ${name}`);
+    return m;
+  };
+  let missedGoals = 0;
+  for (const goal of GOALS) {
+    if (!goal.needs.every((name) => results.some((r) => r.target.name === name))) {
+      console.log(`${'SKIPPED'.padEnd(7)}  ${goal.description}  (not measured)`);
+      continue;
+    }
+    const { met, actual } = goal.met(byName, base);
+    const invalid = [...goal.needs, base.target.name].some((name) => failedTargets.includes(name));
+    if (!met || invalid) missedGoals++;
+    const verdict = invalid ? 'INVALID' : met ? 'MET' : 'MISSED';
+    console.log(`${verdict.padEnd(7)}  ${goal.description}  (${actual}${invalid ? '; non-2xx answers or errors' : ''})`);
+  }
+  return { failedTargets, missedGoals };
+}

@@ -1,0 +1,109 @@
+// `npm run bench`: load-tests the real service against a bare node:http baseline and prints a report.
+//
+//   BENCH_DURATION=<s>        measured seconds per target (default 5)
+//   BENCH_WARMUP=<s>          warm-up seconds per target, not measured (default 2)
+//   BENCH_CONNECTIONS=<n>     concurrent connections (default 50)
+//   BENCH_MODE=child|inprocess|both
+//                             where the servers run: in a child process (default; the load generator
+//                             keeps this process's event loop to itself), in this process, or both
+//   BENCH_DATABASE_URL=postgres://…   a Postgres server to create (and drop) a bench_<random> database on;
+//                             without it, embedded PGlite in a temporary directory
+//   BENCH_ONLY=<text>         measure only the targets whose name contains <text> (and the bare baseline);
+//                             every target is still checked once before the load
+//   BENCH_CPU_PROF=<dir>      child mode: write a CPU profile of the server process to <dir>
+//
+// Exits 0 when goals are missed (it is a report); exits 1 when any target answered non-2xx or failed.
+import { startServersInChild } from './child.js';
+import { measure, type LoadOptions, type Measurement } from './load.js';
+import { printReport } from './report.js';
+import { startServers, type RunningServers } from './servers.js';
+import { preflight, targetsFor } from './targets.js';
+
+type Mode = 'child' | 'inprocess';
+
+function numberFromEnv(name: string, fallback: number, allowZero = false): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !allowZero)) {
+    throw new Error(`${name} must be a ${allowZero ? 'non-negative' : 'positive'} number, got ${JSON.stringify(text)}`);
+  }
+  return value;
+}
+
+function modes(): Mode[] {
+  const mode = process.env.BENCH_MODE ?? 'child';
+  if (mode === 'child' || mode === 'inprocess') return [mode];
+  if (mode === 'both') return ['child', 'inprocess'];
+  throw new Error(`BENCH_MODE must be child, inprocess or both, got ${JSON.stringify(mode)}`);
+}
+
+const MODE_LABEL: Record<Mode, string> = {
+  child: 'servers in a child process, autocannon in this one',
+  inprocess: 'servers and autocannon in this one process (shared event loop)',
+};
+
+let running: RunningServers | null = null;
+
+async function benchOnce(mode: Mode, options: Omit<LoadOptions, 'serverPid'>): Promise<{ failedTargets: string[]; results: Measurement[] }> {
+  console.log(`\n=== ${MODE_LABEL[mode]} ===`);
+  const started = Date.now();
+  running = mode === 'child' ? await startServersInChild() : await startServers();
+  const { info } = running;
+  console.log(`storage: ${info.storage}`);
+  console.log(`server pid ${info.pid}; 365 days ${info.firstDate}..${info.lastDate} loaded (${info.days} business days x 20 codes); ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+  const targets = targetsFor(info);
+  const sizes = new Map<string, { bytes: number; contentType: string | null }>();
+  for (const target of targets) sizes.set(target.name, await preflight(target));
+  const bare = sizes.get('bare node:http')!;
+  const latest = sizes.get('/latest (keyed)')!;
+  if (bare.bytes !== latest.bytes || bare.contentType !== latest.contentType) {
+    throw new Error(`bare body (${bare.bytes} B, ${bare.contentType}) differs from /latest's (${latest.bytes} B, ${latest.contentType})`);
+  }
+  console.log(`body bytes: ${targets.map((t) => `${t.name} ${sizes.get(t.name)!.bytes}`).join(', ')}`);
+  console.log(`load: ${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s measured per target\n`);
+
+  const only = process.env.BENCH_ONLY;
+  const results: Measurement[] = [];
+  for (const target of targets) {
+    if (!only || target.baseline || target.name.includes(only)) results.push(await measure(target, { ...options, serverPid: info.pid }));
+  }
+  const { failedTargets } = printReport(results);
+
+  const closing = running;
+  running = null;
+  await closing.close();
+  return { failedTargets, results };
+}
+
+async function main(): Promise<number> {
+  const options: Omit<LoadOptions, 'serverPid'> = {
+    connections: numberFromEnv('BENCH_CONNECTIONS', 50),
+    duration: numberFromEnv('BENCH_DURATION', 5),
+    warmup: numberFromEnv('BENCH_WARMUP', 2, true),
+  };
+  const failed: string[] = [];
+  for (const mode of modes()) {
+    const { failedTargets } = await benchOnce(mode, options);
+    failed.push(...failedTargets.map((t) => `${t} (${mode})`));
+  }
+  if (failed.length > 0) {
+    console.error(`\n!!! FAILED: non-2xx answers or errors from ${failed.join(', ')} — the figures above are not valid !!!`);
+    return 1;
+  }
+  return 0;
+}
+
+process.on('SIGINT', () => {
+  void (running?.close() ?? Promise.resolve()).finally(() => process.exit(130));
+});
+
+main().then(
+  (code) => process.exit(code),
+  async (error: unknown) => {
+    console.error('\nbench failed:', error);
+    await running?.close().catch((e: unknown) => console.error('cleanup failed:', e));
+    process.exit(1);
+  },
+);

@@ -1,0 +1,90 @@
+// Refused operator commands (D33): each exits non-zero and prints exactly one JSON object,
+// `{"error": "..."}`, on stdout, and changes nothing. The CLI runs as a real child process
+// against a running service.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createAccountVia,
+  createCliStore,
+  oneJson,
+  runCli,
+  startService,
+  type CliStore,
+  type RunningService,
+} from '../support/cli.js';
+
+let store: CliStore;
+let service: RunningService;
+beforeAll(async () => {
+  store = await createCliStore();
+  service = await startService(store.env);
+  await createAccountVia(service, 'taken@example.test', 'starter', 1);
+});
+afterAll(async () => {
+  await service?.stop();
+  await store?.close();
+});
+
+/** Runs the command and returns its error text after checking the refusal's shape. */
+async function refusal(args: string[], exitCode: number | 'non-zero' = 1): Promise<string> {
+  const result = await runCli(args, store.env);
+  const output = oneJson(result);
+  if (exitCode === 'non-zero') expect(result.code).not.toBe(0);
+  else expect(result.code, result.stdout + result.stderr).toBe(exitCode);
+  expect(Object.keys(output)).toEqual(['error']);
+  expect(output.error).toEqual(expect.any(String));
+  expect(output.error.length).toBeGreaterThan(0);
+  return output.error as string;
+}
+
+/** Whether an account exists, asked of the running service. */
+async function accountExists(email: string): Promise<boolean> {
+  try {
+    await service.operator('mutation($e: EmailAddress!) { setAccountStatus(email: $e, status: active) { id } }', { e: email });
+    return true;
+  } catch (error) {
+    expect(String(error)).toContain('No account');
+    return false;
+  }
+}
+
+describe.concurrent('refused operator commands', () => {
+  it('an unknown e-mail', { timeout: 60_000 }, async () => {
+    const error = await refusal(['key', 'create', '--email', 'Nobody@Example.test']);
+    expect(error).toBe('No account with e-mail nobody@example.test');
+  });
+
+  it('a duplicate account (e-mail compared without case)', { timeout: 60_000 }, async () => {
+    const error = await refusal(['account', 'create', '--email', 'Taken@Example.TEST', '--plan', 'free']);
+    expect(error).toContain('taken@example.test');
+    expect(error).toContain('already exists');
+  });
+
+  it('a plan name that does not exist', { timeout: 60_000 }, async () => {
+    const error = await refusal(['account', 'create', '--email', 'gold@example.test', '--plan', 'gold'], 'non-zero');
+    expect(error).toContain('gold');
+    expect(await accountExists('gold@example.test')).toBe(false);
+  });
+
+  it('a prefix no active key has', { timeout: 60_000 }, async () => {
+    const error = await refusal(['key', 'revoke', '--prefix', 'nosuchsuburb']);
+    expect(error).toBe('No active API key with prefix nosuchsuburb');
+  });
+
+  it('an unknown command', { timeout: 60_000 }, async () => {
+    const error = await refusal(['key', 'rotate', '--email', 'taken@example.test'], 'non-zero');
+    expect(error).toContain("unknown command 'key rotate'");
+  });
+
+  it('a missing --email', { timeout: 60_000 }, async () => {
+    const error = await refusal(['account', 'create', '--plan', 'free']);
+    expect(error).toBe('--email is required');
+  });
+});
+
+describe('after the refusals', () => {
+  it('left the store as it was', async () => {
+    expect(await accountExists('taken@example.test')).toBe(true);
+    expect(await accountExists('nobody@example.test')).toBe(false);
+    if (store.kind === 'postgres') expect(await store.counts()).toMatchObject({ accounts: 1, api_keys: 1 });
+  });
+});

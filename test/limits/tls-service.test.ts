@@ -1,0 +1,113 @@
+// D20 end to end: the real service (`node --import tsx src/main.ts`) serving TLS itself from
+// TLS_CERT_FILE / TLS_KEY_FILE, with a self-signed certificate made here by the `openssl` binary;
+// and a configuration with only one of the two files stopping the service with exit code 2 and a
+// message.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCliStore, startService, type CliStore, type RunningService } from '../support/cli.js';
+import { get, portOf } from './net.js';
+
+function hasOpenssl(): boolean {
+  try {
+    execFileSync('which', ['openssl'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+const OPENSSL = hasOpenssl();
+
+// A service given only one of the two files must stop with exit code 2. Both are started at once,
+// while the TLS service below starts, and checked at the end.
+const HALF_CONFIGURED: Record<string, Record<string, string>> = {
+  'only TLS_CERT_FILE': { TLS_CERT_FILE: '/nonexistent/cert.pem' },
+  'only TLS_KEY_FILE': { TLS_KEY_FILE: '/nonexistent/key.pem' },
+};
+const halfConfigured = new Map<string, Promise<Error | null>>();
+let configDir: string;
+beforeAll(() => {
+  configDir = mkdtempSync(join(tmpdir(), 'aud-rates-tls-config-'));
+  for (const [what, tls] of Object.entries(HALF_CONFIGURED)) {
+    const started = startService({ DATA_DIR: join(configDir, what.replace(/\W+/g, '-')), ...tls }, 60_000);
+    halfConfigured.set(
+      what,
+      started.then(
+        async (service) => {
+          await service.stop();
+          return null;
+        },
+        (e: Error) => e,
+      ),
+    );
+  }
+});
+afterAll(async () => {
+  await Promise.all(halfConfigured.values());
+  rmSync(configDir, { recursive: true, force: true });
+});
+
+describe.skipIf(!OPENSSL)('the service serving TLS itself', () => {
+  let dir: string;
+  let cert: string;
+  let keyFile: string;
+  let store: CliStore;
+  let service: RunningService;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'aud-rates-tls-'));
+    cert = join(dir, 'cert.pem');
+    keyFile = join(dir, 'key.pem');
+    const names = ['DNS:localhost', 'IP:127.0.0.1'].join(',');
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-addext', `subjectAltName=${names}`, '-days', '1', '-keyout', keyFile, '-out', cert],
+      { stdio: 'pipe' },
+    );
+    store = await createCliStore();
+    // Listening on every interface, so that a peer other than loopback can reach it too.
+    service = await startService({ ...store.env, TLS_CERT_FILE: cert, TLS_KEY_FILE: keyFile });
+  }, 90_000);
+  afterAll(async () => {
+    await service?.stop();
+    await store?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('service.json names an https publicUrl', () => {
+    const file = JSON.parse(readFileSync(join(store.dataDir, 'service.json'), 'utf8'));
+    expect(file.publicUrl).toMatch(/^https:\/\/[^/]+:\d+$/);
+    expect(file.publicUrl).toBe(service.publicUrl);
+  });
+
+  it('GET /symbols over https, trusting only the generated certificate, is 200', async () => {
+    const res = await get(`https://127.0.0.1:${portOf(service.publicUrl)}/symbols`, { ca: readFileSync(cert) });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: true, base: 'AUD', count: 21 });
+    expect(Object.keys(res.body.symbols)).toHaveLength(21);
+    expect(res.headers['x-request-id']).toBeTruthy();
+  });
+
+  it('a client that does not trust the certificate is refused by TLS itself', async () => {
+    await expect(get(`https://127.0.0.1:${portOf(service.publicUrl)}/symbols`)).rejects.toThrow(/self[- ]signed|certificate/i);
+  });
+
+  it('plain HTTP to the TLS port gets no HTTP answer', async () => {
+    const answer = await get(`http://127.0.0.1:${portOf(service.publicUrl)}/symbols`).then(
+      (res) => res.status,
+      () => 'refused',
+    );
+    expect(answer === 'refused' || (typeof answer === 'number' && answer >= 400)).toBe(true);
+  });
+});
+
+describe('TLS configuration', () => {
+  it.each(Object.keys(HALF_CONFIGURED))('%s: the service exits with code 2 and says both go together', async (what) => {
+    const error = await halfConfigured.get(what)!;
+    expect(error, 'the service must not start').not.toBeNull();
+    expect(error!.message).toMatch(/exited \(2\) before listening/);
+    expect(error!.message).toContain('TLS_CERT_FILE and TLS_KEY_FILE go together');
+  });
+});

@@ -1,0 +1,376 @@
+// Real child processes for the operator CLI (`src/cli/main.ts`) and the service (`src/main.ts`),
+// each on a store of the test's own: a PGlite data directory seeded from the run's migrated
+// template, or (when the suite runs on Postgres) a fresh database on the server plus a data
+// directory for `operator-token` and `service.json`.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { Kysely } from 'kysely';
+import { openDatabase } from '../../src/db/connect.js';
+import type { Database } from '../../src/db/database.js';
+import { parseRbaFile } from '../../src/rba/index.js';
+import type { ServiceFile } from '../../src/service-file.js';
+import { createTestDatabaseUrl, pgliteTemplateFile } from './db.js';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const FIXTURE_DIR = fileURLToPath(new URL('../fixtures/rba/', import.meta.url));
+export const fixturePath = (name: string) => join(FIXTURE_DIR, name);
+
+/** Variables a child must not inherit from the test run: each child gets exactly the store's. */
+const CONFIG_VARIABLES = [
+  'DATABASE_URL',
+  'DATA_DIR',
+  'PORT',
+  'HOST',
+  'INTERNAL_PORT',
+  'INTERNAL_HOST',
+  'OPERATOR_TOKEN',
+  'LOG_LEVEL',
+  'NODE_OPTIONS',
+];
+
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of CONFIG_VARIABLES) delete base[name];
+  return { ...base, ...env };
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Runs `node --import tsx src/cli/main.ts ...args` to its end. */
+export function runCli(args: readonly string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      cwd: ROOT,
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+/**
+ * The one JSON object the CLI printed: stdout must be exactly one line holding one JSON object.
+ * Throws (with the whole output) otherwise.
+ */
+export function oneJson(result: CliResult): Record<string, any> {
+  const describe = () => `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`;
+  if (!result.stdout.endsWith('\n') || result.stdout.indexOf('\n') !== result.stdout.length - 1) {
+    throw new Error(`expected exactly one line on stdout\n${describe()}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(result.stdout);
+  } catch {
+    throw new Error(`stdout is not JSON\n${describe()}`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new Error(`stdout is not one JSON object\n${describe()}`);
+  }
+  return value as Record<string, any>;
+}
+
+/** The output of a command that must succeed: exit 0 and one JSON object (not an error). */
+export function succeeded(result: CliResult): Record<string, any> {
+  const value = oneJson(result);
+  if (result.code !== 0 || 'error' in value) {
+    throw new Error(`expected success, got exit ${result.code}: ${result.stdout}${result.stderr}`);
+  }
+  return value;
+}
+
+export interface TableCounts {
+  rates: number;
+  publications: number;
+  rate_corrections: number;
+  accounts: number;
+  api_keys: number;
+}
+
+export interface CliStore {
+  kind: 'pglite' | 'postgres';
+  dataDir: string;
+  /** DATA_DIR, and DATABASE_URL on Postgres: the environment for a CLI or service child */
+  env: Record<string, string>;
+  /**
+   * Runs `fn` on the store's database opened in this process. On PGlite only while no child
+   * process holds the data directory (a PGlite directory belongs to one process at a time).
+   */
+  withDb<T>(fn: (db: Kysely<Database>) => Promise<T>): Promise<T>;
+  counts(): Promise<TableCounts>;
+  close(): Promise<void>;
+}
+
+export async function countRows(db: Kysely<Database>): Promise<TableCounts> {
+  const count = async (table: keyof Database) => {
+    const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  };
+  return {
+    rates: await count('rates'),
+    publications: await count('publications'),
+    rate_corrections: await count('rate_corrections'),
+    accounts: await count('accounts'),
+    api_keys: await count('api_keys'),
+  };
+}
+
+const execFileAsync = promisify(execFile);
+
+/** Puts the run's migrated template into `pgdata` (system tar; PGlite's own loader otherwise). */
+async function seedPgliteDir(pgdata: string): Promise<void> {
+  const template = pgliteTemplateFile();
+  if (!template) return; // the child creates and migrates the database itself
+  mkdirSync(pgdata, { recursive: true });
+  try {
+    await execFileAsync('tar', ['-xf', template, '-C', pgdata]);
+    rmSync(join(pgdata, 'postmaster.pid'), { force: true });
+    if (existsSync(join(pgdata, 'PG_VERSION'))) return;
+  } catch {
+    // fall through
+  }
+  rmSync(pgdata, { recursive: true, force: true });
+  const { db } = await openDatabase({ kind: 'pglite', dataDir: pgdata, loadDataDir: new Blob([readFileSync(template)]) });
+  await db.destroy();
+}
+
+/**
+ * A store for CLI and service children. `embedded: true` forces PGlite (a data directory) even
+ * when the suite runs on Postgres.
+ */
+export async function createCliStore(options: { embedded?: boolean } = {}): Promise<CliStore> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'aud-rates-cli-'));
+  const postgres = options.embedded ? null : await createTestDatabaseUrl();
+  if (postgres) {
+    const { db } = await openDatabase({ kind: 'postgres', url: postgres.url, maxConnections: 2 });
+    return {
+      kind: 'postgres',
+      dataDir,
+      env: { DATA_DIR: dataDir, DATABASE_URL: postgres.url },
+      withDb: (fn) => fn(db),
+      counts: () => countRows(db),
+      async close() {
+        await db.destroy();
+        await postgres.drop();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  }
+  const pgdata = join(dataDir, 'pgdata');
+  await seedPgliteDir(pgdata);
+  const withDb = async <T>(fn: (db: Kysely<Database>) => Promise<T>): Promise<T> => {
+    const { db } = await openDatabase({ kind: 'pglite', dataDir: pgdata });
+    try {
+      return await fn(db);
+    } finally {
+      await db.destroy();
+    }
+  };
+  return {
+    kind: 'pglite',
+    dataDir,
+    env: { DATA_DIR: dataDir },
+    withDb,
+    counts: () => withDb(countRows),
+    async close() {
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface HttpAnswer {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+export interface RunningService {
+  child: ChildProcess;
+  pid: number;
+  file: ServiceFile;
+  publicUrl: string;
+  internalUrl: string;
+  operatorToken: string;
+  /** everything the service logged so far */
+  output(): string;
+  /** GET on the public port, with a key when given */
+  get(path: string, key?: string): Promise<HttpAnswer>;
+  /** one GraphQL operation on the internal endpoint with the operator token (for test set-up) */
+  operator<T = any>(document: string, variables?: Record<string, unknown>): Promise<T>;
+  /** signals the service and waits for it to exit */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * Starts `node --import tsx src/main.ts` on PORT=0 and INTERNAL_PORT=0 and waits until it listens:
+ * its "listening" log line, or its service.json naming this process.
+ */
+export async function startService(env: Record<string, string>, timeoutMs = 60_000): Promise<RunningService> {
+  const dataDir = env.DATA_DIR!;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: childEnv({ PORT: '0', INTERNAL_PORT: '0', LOG_LEVEL: 'info', ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const readServiceFile = (): ServiceFile | null => {
+    try {
+      const file = JSON.parse(readFileSync(join(dataDir, 'service.json'), 'utf8')) as ServiceFile;
+      return file.pid === child.pid ? file : null;
+    } catch {
+      return null;
+    }
+  };
+  const listening = new Promise<void>((resolve, reject) => {
+    let poll: NodeJS.Timeout | undefined;
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      clearInterval(poll);
+      if (error) reject(error);
+      else resolve();
+    };
+    const timer = setTimeout(() => done(new Error(`the service did not listen within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    poll = setInterval(() => {
+      if (readServiceFile()) done();
+    }, 100);
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      if (/"msg":"listening on /.test(output) && readServiceFile()) done();
+    });
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    void exited.then(({ code, signal }) => done(new Error(`the service exited (${code ?? signal}) before listening:\n${output}`)));
+  });
+  try {
+    await listening;
+  } catch (error) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    throw error;
+  }
+  const file = readServiceFile()!;
+  const operatorToken = readFileSync(join(dataDir, 'operator-token'), 'utf8').trim();
+
+  const get = async (path: string, key?: string): Promise<HttpAnswer> => {
+    const response = await fetch(`${file.publicUrl}${path}`, { headers: key ? { Authorization: `Bearer ${key}` } : {} });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
+  };
+  const operator = async <T>(document: string, variables?: Record<string, unknown>): Promise<T> => {
+    const response = await fetch(file.internalUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${operatorToken}` },
+      body: JSON.stringify({ query: document, variables }),
+    });
+    const result = (await response.json()) as { data?: T; errors?: { message: string }[] };
+    if (result.errors?.length) throw new Error(result.errors.map((e) => e.message).join('; '));
+    return result.data as T;
+  };
+  return {
+    child,
+    pid: child.pid!,
+    file,
+    publicUrl: file.publicUrl,
+    internalUrl: file.internalUrl,
+    operatorToken,
+    output: () => output,
+    get,
+    operator,
+    exited,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Set-up through the internal endpoint: imports a fixture as the CLI would. */
+export async function importFixtureVia(service: RunningService, name: string): Promise<void> {
+  const table = parseRbaFile(readFileSync(fixturePath(name)), name);
+  const days = table.days.map((d) => ({ date: d.date, rates: Object.entries(d.rates).map(([code, value]) => ({ code, value })) }));
+  await service.operator('mutation($input: ImportRatesInput!) { importRates(input: $input) { days } }', {
+    input: { source: fixturePath(name), format: table.format, publicationDate: table.publicationDate, days },
+  });
+}
+
+/** Set-up through the internal endpoint: a new account and, unless `keys` is 0, its keys. */
+export async function createAccountVia(
+  service: RunningService,
+  email: string,
+  plan: string,
+  keys = 0,
+): Promise<{ key: string; prefix: string }[]> {
+  await service.operator('mutation($e: EmailAddress!, $p: Plan!) { createAccount(email: $e, plan: $p) { id } }', { e: email, p: plan });
+  const created: { key: string; prefix: string }[] = [];
+  for (let i = 0; i < keys; i++) created.push(await createKeyVia(service, email));
+  return created;
+}
+
+/** Set-up through the internal endpoint: a new account with one key. */
+export async function accountWithKeyVia(service: RunningService, email: string, plan: string): Promise<{ key: string; prefix: string }> {
+  await createAccountVia(service, email, plan);
+  return createKeyVia(service, email);
+}
+
+export async function createKeyVia(service: RunningService, email: string): Promise<{ key: string; prefix: string }> {
+  const data = await service.operator<{ createApiKey: { key: string; apiKey: { prefix: string } } }>(
+    'mutation($e: EmailAddress!) { createApiKey(email: $e) { key apiKey { prefix } } }',
+    { e: email },
+  );
+  return { key: data.createApiKey.key, prefix: data.createApiKey.apiKey.prefix };
+}
+
+/**
+ * Runs `work` while requesting `path` with `key` every `everyMs`, so the service's key cache holds
+ * an entry for the key (refreshed whenever it expires) when `work` ends: a change made by `work`
+ * must then be seen at once, not after the cache's lifetime. Returns as soon as `work` does, without
+ * waiting for the polling to wind down, to keep the time between the change and the caller's next
+ * request (during which the entry could expire and be refreshed anyway) short.
+ */
+export async function whileKeyInUse<T>(service: RunningService, key: string, work: () => Promise<T>, path = '/latest?symbols=USD', everyMs = 100): Promise<T> {
+  let running = true;
+  let timer: NodeJS.Timeout | undefined;
+  let wake: (() => void) | undefined;
+  const loop = (async () => {
+    while (running) {
+      await service.get(path, key).catch(() => undefined);
+      if (!running) break;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        timer = setTimeout(resolve, everyMs);
+      });
+    }
+  })();
+  try {
+    return await work();
+  } finally {
+    running = false;
+    clearTimeout(timer);
+    wake?.();
+    loop.catch(() => undefined);
+  }
+}
