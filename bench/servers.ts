@@ -71,7 +71,7 @@ export async function startServers(): Promise<RunningServers> {
     if (latest.headers.get('content-type') !== JSON_CONTENT_TYPE) throw new Error(`/latest has content type ${latest.headers.get('content-type')}`);
     const latestBytes = Buffer.byteLength(latestBody);
 
-    const service = createServer(app.rest);
+    const service = createServer(app.rest.node);
     const bare = createBareServer(latestBytes);
     servers.push(service, bare);
     const [serviceUrl, bareUrl] = await Promise.all([listen(service), listen(bare)]);

@@ -34,8 +34,8 @@ async function main(): Promise<void> {
   const changes = await startChangeFeed(target, (err) => logger.error({ err }, 'change feed'));
   const app = buildApp({ config, db, changes, logger, operatorToken: loadOperatorToken(config) });
   const publicServer = config.TLS_CERT_FILE
-    ? createHttpsServer({ cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE!) }, app.rest)
-    : createServer(app.rest);
+    ? createHttpsServer({ cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE!) }, app.rest.node)
+    : createServer(app.rest.node);
   const internalServer = createServer(app.internal);
   const publicUrl = await listen(publicServer, config.PORT, config.HOST, config.TLS_CERT_FILE ? 'https' : 'http');
   const internalUrl = await listen(internalServer, config.INTERNAL_PORT, config.INTERNAL_HOST);

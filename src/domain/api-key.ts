@@ -1,6 +1,6 @@
 // API keys (D18): `<suburb>_<identifier>`, the suburb a real Australian locality in lower-case
 // letters, the identifier 56 characters drawn uniformly from [A-Za-z0-9] by a CSPRNG.
-import { createHash, randomInt } from 'node:crypto';
+import { hash, randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
@@ -23,7 +23,7 @@ export function keyPrefix(candidate: string): string | null {
 // The identifier carries 333 bits of CSPRNG entropy, so a fast unsalted hash is enough to make a
 // leaked table useless while keeping the per-request lookup cheap.
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 let suburbs: readonly string[] | undefined;

@@ -1,6 +1,7 @@
 // The public REST facade: HTTP in, one in-process GraphQL operation per request, SPEC's JSON out.
 // HTTP concerns (keys, quotas, headers, the error envelope) live here; domain rules in the schema.
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Response, createServerAdapter } from '@whatwg-node/server';
 import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
@@ -27,9 +28,28 @@ export interface RestAppOptions {
   trustedProxies: TrustedProxies;
 }
 
+interface SocketInfo {
+  remoteAddress?: string;
+  encrypted?: boolean;
+}
+
 /** What @whatwg-node/server passes along from node:http (absent when the app is called directly). */
 interface NodeContext {
-  req?: { socket?: { remoteAddress?: string; encrypted?: boolean } };
+  req?: { socket?: SocketInfo };
+}
+
+/** A request as the pipeline reads it, whichever transport brought it. */
+interface RestRequest {
+  method: string;
+  url: URL;
+  header(name: string): string | null;
+  socket: SocketInfo | undefined;
+}
+
+interface RestResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string | null;
 }
 
 const ALLOWED_METHODS = ['GET', 'HEAD', 'OPTIONS'];
@@ -65,7 +85,7 @@ function errorBody(code: string, info: string): { status: number; body: string }
 }
 
 function etagOf(body: string): string {
-  return `"${createHash('sha1').update(body).digest('base64url')}"`;
+  return `"${hash('sha1', body, 'base64url')}"`;
 }
 
 function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
@@ -89,9 +109,9 @@ export function createRestApp(options: RestAppOptions) {
   }
 
   /** D20: TLS on the socket, or a trusted proxy saying https; plain HTTP only from this machine. */
-  function checkHttps(request: Request, peer: Peer, encrypted: boolean): void {
+  function checkHttps(request: RestRequest, peer: Peer, encrypted: boolean): void {
     if (encrypted) return;
-    const forwardedProto = peer.viaTrustedProxy ? request.headers.get('x-forwarded-proto') : null;
+    const forwardedProto = peer.viaTrustedProxy ? request.header('x-forwarded-proto') : null;
     if (forwardedProto !== null) {
       if (forwardedProto.split(',')[0]!.trim().toLowerCase() === 'https') return;
     } else if (peer.socketLoopback) {
@@ -100,8 +120,8 @@ export function createRestApp(options: RestAppOptions) {
     throw new HttpsRequiredError('HTTPS is required: plain HTTP is refused');
   }
 
-  async function handle(request: Request, peer: Peer, headers: Record<string, string>, outcome: Outcome): Promise<void> {
-    const url = new URL(request.url);
+  async function handle(request: RestRequest, peer: Peer, headers: Record<string, string>, outcome: Outcome): Promise<void> {
+    const { url } = request;
     const found = match(url.pathname);
     if (!found) throw new NotFoundError(`Unknown endpoint ${url.pathname}; see the documentation for the endpoints`);
     const { route, params } = found;
@@ -112,7 +132,7 @@ export function createRestApp(options: RestAppOptions) {
     }
     if (!ALLOWED_METHODS.includes(request.method)) throw new MethodNotAllowedError(ALLOWED_METHODS);
 
-    const viewer = route.auth === 'none' ? null : await keys.authenticate(request.headers.get('authorization'));
+    const viewer = route.auth === 'none' ? null : await keys.authenticate(request.header('authorization'));
     if (route.auth === 'key' && !viewer) throw missingKey();
     outcome.route = route;
     outcome.viewer = viewer;
@@ -139,7 +159,7 @@ export function createRestApp(options: RestAppOptions) {
     const text = stringify(body);
     const etag = etagOf(text);
     headers.ETag = etag;
-    if (status === 200 && matchesEtag(request.headers.get('if-none-match'), etag)) {
+    if (status === 200 && matchesEtag(request.header('if-none-match'), etag)) {
       outcome.status = 304;
       return;
     }
@@ -147,23 +167,50 @@ export function createRestApp(options: RestAppOptions) {
     outcome.body = text;
   }
 
-  return createServerAdapter<NodeContext>(async (request: Request, context: NodeContext) => {
-    const clientId = request.headers.get('x-request-id');
+  async function serve(request: RestRequest): Promise<RestResponse> {
+    const clientId = request.header('x-request-id');
     const requestId = clientId && SAFE_REQUEST_ID.test(clientId) ? clientId : randomUUID();
     const headers: Record<string, string> = { 'X-Request-Id': requestId, ...CORS_HEADERS };
     const outcome: Outcome = { status: 500, body: null };
     try {
-      const socket = context?.req?.socket;
-      const peer = identifyPeer(socket?.remoteAddress, request.headers.get('x-forwarded-for'), options.trustedProxies);
-      checkHttps(request, peer, socket?.encrypted === true);
+      const peer = identifyPeer(request.socket?.remoteAddress, request.header('x-forwarded-for'), options.trustedProxies);
+      checkHttps(request, peer, request.socket?.encrypted === true);
       await handle(request, peer, headers, outcome);
     } catch (error) {
       Object.assign(outcome, failure(error, requestId, headers));
     }
     if (outcome.viewer && outcome.route) usage.record(outcome.viewer, outcome.route.name, outcome.status);
     if (outcome.body !== null) headers['Content-Type'] = 'application/json; charset=utf-8';
-    return new Response(request.method === 'HEAD' ? null : outcome.body, { status: outcome.status, headers });
+    return { status: outcome.status, headers, body: request.method === 'HEAD' ? null : outcome.body };
+  }
+
+  // Fetch-style, for tests and any fetch-based runtime: `app.rest.fetch(url, init)`.
+  const adapter = createServerAdapter<NodeContext>(async (request: Request, context: NodeContext) => {
+    const { status, headers, body } = await serve({
+      method: request.method,
+      url: new URL(request.url),
+      header: (name) => request.headers.get(name),
+      socket: context?.req?.socket,
+    });
+    return new Response(body, { status, headers });
   });
+
+  // node:http directly: the listener's path. Skipping the Request/Response conversion and writing
+  // head and body in one call more than doubles throughput over the adapter.
+  function node(req: IncomingMessage, res: ServerResponse): void {
+    const header = (name: string) => {
+      const value = req.headers[name];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    };
+    void serve({ method: req.method ?? 'GET', url: new URL(req.url ?? '/', 'http://localhost'), header, socket: req.socket }).then(
+      ({ status, headers, body }) => {
+        res.writeHead(status, headers);
+        res.end(body ?? undefined);
+      },
+    );
+  }
+
+  return { fetch: adapter.fetch, node };
 
   function failure(error: unknown, requestId: string, headers: Record<string, string>) {
     headers['Cache-Control'] = 'no-store';

@@ -7,7 +7,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { leaseUnits, returnUnits } from '../db/quota.js';
-import { LIFETIME_PERIOD, billingPeriod } from '../domain/billing.js';
+import { LIFETIME_PERIOD, billingPeriod, type BillingPeriod } from '../domain/billing.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
 import { RateLimitExceededError } from '../errors.js';
 import type { Viewer } from '../schema/context.js';
@@ -53,7 +53,7 @@ export class MonthlyQuota {
   async take(viewer: Viewer): Promise<Record<string, string>> {
     const plan = PLAN_LIMITS[viewer.plan];
     const now = this.clock();
-    const period = plan.resets ? billingPeriod(viewer.billingDay, now) : null;
+    const period = plan.resets ? this.periodOf(viewer.billingDay, now) : null;
     const limit = plan.monthlyRequests;
     const headers: Record<string, string> = { 'X-RateLimit-Limit-Monthly': String(limit) };
     if (period) headers['X-RateLimit-Reset'] = period.resetsAt.toISOString();
@@ -71,6 +71,18 @@ export class MonthlyQuota {
     }
     headers['X-RateLimit-Remaining-Monthly'] = String(Math.max(0, limit - count));
     return headers;
+  }
+
+  private readonly periods = new Map<number, { period: BillingPeriod; from: number; until: number }>();
+
+  /** billingPeriod, remembered per billing day while it lasts (every request asks). */
+  private periodOf(billingDay: number, now: Date): BillingPeriod {
+    const at = now.getTime();
+    const known = this.periods.get(billingDay);
+    if (known && at >= known.from && at < known.until) return known.period;
+    const period = billingPeriod(billingDay, now);
+    this.periods.set(billingDay, { period, from: Date.parse(`${period.start}T00:00:00Z`), until: period.resetsAt.getTime() });
+    return period;
   }
 
   /** The period's count with this request's unit, or null when none is left. */

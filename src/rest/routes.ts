@@ -4,7 +4,7 @@ import type { RateValues } from '../db/rates.js';
 import { QUOTE_NOTE } from '../domain/currencies.js';
 import { BadRequestError, UnauthorizedError } from '../errors.js';
 import type { Viewer } from '../schema/context.js';
-import { RawNumber, rawNumbers, type Json } from './json.js';
+import { RawJson, ratesJson, seriesJson, type Json } from './json.js';
 import { QueryParams, checkBase, parseAmount, parseCode, parseCodeList, parseDate } from './params.js';
 
 export interface RouteRequest {
@@ -44,7 +44,7 @@ const ratesBody = (day: DayData): Json => ({
   timestamp: day.timestamp,
   base: 'AUD',
   date: day.date,
-  rates: rawNumbers(day.rates),
+  rates: ratesJson(day.rates),
 });
 
 /** `symbols` and `base` of /latest and /timeseries. */
@@ -137,10 +137,10 @@ export const routes: readonly Route[] = [
       body: {
         success: true,
         free: req.viewer ? undefined : true,
-        query: { from: c.from, to: c.to, amount: new RawNumber(c.amount) },
-        info: { rate: new RawNumber(c.rate), timestamp: c.timestamp },
+        query: { from: c.from, to: c.to, amount: new RawJson(c.amount) },
+        info: { rate: new RawJson(c.rate), timestamp: c.timestamp },
         date: c.date,
-        result: new RawNumber(c.result),
+        result: new RawJson(c.result),
       },
     }),
     cacheControl: 'no-store',
@@ -172,12 +172,12 @@ export const routes: readonly Route[] = [
     respond: (data) => ({ body: ratesBody(data.latest) }),
     cacheControl: 'no-store',
   }),
-  defineRoute<{ timeSeries: { date: string; rates: RateValues }[] }>({
+  defineRoute<{ timeSeries: { rates: Record<string, RateValues> } }>({
     name: 'TimeSeries',
     path: '/timeseries',
     auth: 'key',
     document: `query TimeSeries($start: LocalDate!, $end: LocalDate!, $codes: [CurrencyCode!]) {
-      timeSeries(startDate: $start, endDate: $end, having: $codes) { date rates(codes: $codes) }
+      timeSeries(startDate: $start, endDate: $end, having: $codes) { rates(codes: $codes) }
       ${FRESHNESS}
     }`,
     variables: (req) => {
@@ -187,20 +187,16 @@ export const routes: readonly Route[] = [
       if (end < start) throw new BadRequestError('end_date must not be before start_date');
       return { start, end, codes: symbolsAndBase(params) };
     },
-    respond: (data, req) => {
-      const rates: Record<string, Json> = {};
-      for (const day of data.timeSeries) rates[day.date] = rawNumbers(day.rates);
-      return {
-        body: {
-          success: true,
-          timeseries: true,
-          start_date: req.search.get('start_date')!,
-          end_date: req.search.get('end_date')!,
-          base: 'AUD',
-          rates,
-        },
-      };
-    },
+    respond: (data, req) => ({
+      body: {
+        success: true,
+        timeseries: true,
+        start_date: req.search.get('start_date')!,
+        end_date: req.search.get('end_date')!,
+        base: 'AUD',
+        rates: seriesJson(data.timeSeries.rates),
+      },
+    }),
     cacheControl: 'no-store',
   }),
   defineRoute<{ rateDay: DayData }>({

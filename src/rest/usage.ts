@@ -8,7 +8,8 @@ import type { Viewer } from '../schema/context.js';
 const FLUSH_EVERY_MS = 5_000;
 
 export class UsageRecorder {
-  private counts = new Map<string, UsageDailyTable>();
+  /** key id → `endpoint status day` → row: nested so the hot path builds no long keys */
+  private counts = new Map<string, Map<string, UsageDailyTable>>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly db: Kysely<Database>, private readonly clock: () => Date, onError: (error: unknown) => void) {
@@ -18,23 +19,28 @@ export class UsageRecorder {
 
   record(viewer: Viewer, endpoint: string, status: number): void {
     const day = this.clock().toISOString().slice(0, 10);
-    const key = `${day} ${viewer.keyId} ${endpoint} ${status}`;
-    const row = this.counts.get(key);
+    let ofKey = this.counts.get(viewer.keyId);
+    if (!ofKey) this.counts.set(viewer.keyId, (ofKey = new Map()));
+    const key = `${endpoint} ${status} ${day}`;
+    const row = ofKey.get(key);
     if (row) row.requests++;
-    else this.counts.set(key, { day, account_id: viewer.accountId, key_id: viewer.keyId, endpoint, status, requests: 1 });
+    else ofKey.set(key, { day, account_id: viewer.accountId, key_id: viewer.keyId, endpoint, status, requests: 1 });
   }
 
   async flush(): Promise<void> {
-    const pending = this.counts;
+    const pending = [...this.counts.values()].flatMap((ofKey) => [...ofKey.values()]);
     this.counts = new Map();
     try {
-      await addUsage(this.db, [...pending.values()]);
+      await addUsage(this.db, pending);
     } catch (error) {
       // Keep the counts for the next flush rather than lose them.
-      for (const [key, row] of pending) {
-        const current = this.counts.get(key);
+      for (const row of pending) {
+        let ofKey = this.counts.get(row.key_id);
+        if (!ofKey) this.counts.set(row.key_id, (ofKey = new Map()));
+        const key = `${row.endpoint} ${row.status} ${row.day}`;
+        const current = ofKey.get(key);
         if (current) current.requests += row.requests;
-        else this.counts.set(key, row);
+        else ofKey.set(key, row);
       }
       throw error;
     }

@@ -1,5 +1,5 @@
 import type { RateValues } from '../db/rates.js';
-import { addDays, daysBetween, sydneyDate, unixTimestampOfDate } from '../domain/calendar.js';
+import { sydneyDate, unixTimestampOfDate } from '../domain/calendar.js';
 import type { CurrencyCode } from '../domain/currencies.js';
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../errors.js';
 import { builder } from './builder.js';
@@ -43,6 +43,35 @@ function pickRates(rates: RateValues, codes: readonly CurrencyCode[] | null | un
   return picked;
 }
 
+// A series' rates map is built once per (series, codes) and then shared, like the days it holds.
+const seriesMaps = new WeakMap<readonly RateDay[], Map<string, Record<string, RateValues>>>();
+
+function seriesMap(days: readonly RateDay[], codes: readonly CurrencyCode[] | null | undefined): Record<string, RateValues> {
+  let byCodes = seriesMaps.get(days);
+  if (!byCodes) seriesMaps.set(days, (byCodes = new Map()));
+  const key = codes ? codes.join(',') : '*';
+  let map = byCodes.get(key);
+  if (!map) {
+    map = {};
+    for (const day of days) map[day.date] = pickRates(day.rates, codes);
+    byCodes.set(key, map);
+  }
+  return map;
+}
+
+export const TimeSeriesRef = builder.objectRef<readonly RateDay[]>('TimeSeries').implement({
+  description: 'The days of a date range that have data, ascending.',
+  fields: (t) => ({
+    days: t.field({ type: [RateDayRef], resolve: (days) => days }),
+    rates: t.field({
+      type: 'RateSeries',
+      description: 'The whole series in one value: date → rates, all codes or only `codes` (AUD asked for is 1).',
+      args: { codes: t.arg({ type: [CurrencyCodeEnum] }) },
+      resolve: (days, { codes }) => seriesMap(days, codes),
+    }),
+  }),
+});
+
 function noDataFor(date: string, code?: CurrencyCode | null): NotFoundError {
   return new NotFoundError(code ? `No ${code} rate available for date ${date}` : `No data available for date ${date}`);
 }
@@ -82,7 +111,7 @@ builder.queryFields((t) => ({
     },
   }),
   timeSeries: t.field({
-    type: [RateDayRef],
+    type: TimeSeriesRef,
     description:
       'The days in [startDate, endDate] that have data, ascending (D8); with `having`, only days on which at least one of those codes has a rate.',
     args: {
@@ -97,16 +126,8 @@ builder.queryFields((t) => ({
       const from = startDate < FIRST_DATE ? FIRST_DATE : startDate;
       const today = sydneyDate(ctx.services.clock());
       const to = endDate > today ? today : endDate;
-      const dates: string[] = [];
-      for (let i = 0, n = from > to ? -1 : daysBetween(from, to); i <= n; i++) dates.push(addDays(from, i));
-      const loaded = await ctx.rates.day.loadMany(dates);
-      const days: RateDay[] = [];
-      loaded.forEach((rates, i) => {
-        if (rates instanceof Error) throw rates;
-        if (rates && (!having || having.some((code) => code === 'AUD' || rates[code] !== undefined))) {
-          days.push({ date: dates[i]!, rates });
-        }
-      });
+      const stored = from > to ? [] : await ctx.services.rateCache.series(from, to);
+      const days = having ? stored.filter((day) => having.some((code) => code === 'AUD' || day.rates[code] !== undefined)) : stored;
       if (days.length === 0) throw new NotFoundError(`No data available between ${startDate} and ${endDate}`);
       return days;
     },

@@ -4,6 +4,7 @@ import DataLoader from 'dataloader';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { findDays, findFreshness, type Freshness, type RateValues } from '../db/rates.js';
+import { addDays, daysBetween } from '../domain/calendar.js';
 import { trimDecimal } from '../domain/decimal.js';
 import { PUBLISHED_CODES } from '../rba/codes.js';
 
@@ -15,8 +16,16 @@ function canonical(rates: RateValues): RateValues {
   return ordered;
 }
 
+export interface StoredRateDay {
+  date: string;
+  rates: RateValues;
+}
+
+const MAX_CACHED_SERIES = 512;
+
 export class RateCache {
   private readonly days = new Map<string, RateValues | null>();
+  private readonly seriesByRange = new Map<string, Promise<StoredRateDay[]>>();
   private freshnessPromise: Promise<Freshness> | null = null;
   private generation = 0;
 
@@ -51,9 +60,27 @@ export class RateCache {
     return dates.map((d) => this.days.get(d) ?? null);
   }
 
+  /** The stored days in [from, to], ascending; the same array for the same range until an import. */
+  series(from: string, to: string): Promise<StoredRateDay[]> {
+    const key = `${from} ${to}`;
+    let series = this.seriesByRange.get(key);
+    if (!series) {
+      const dates: string[] = [];
+      for (let i = 0, n = daysBetween(from, to); i <= n; i++) dates.push(addDays(from, i));
+      series = this.loadDays(dates).then((loaded) =>
+        loaded.flatMap((rates, i) => (rates ? [{ date: dates[i]!, rates }] : [])),
+      );
+      if (this.seriesByRange.size >= MAX_CACHED_SERIES) this.seriesByRange.clear();
+      this.seriesByRange.set(key, series);
+      series.catch(() => this.seriesByRange.delete(key));
+    }
+    return series;
+  }
+
   invalidate(): void {
     this.generation++;
     this.days.clear();
+    this.seriesByRange.clear();
     this.freshnessPromise = null;
   }
 }

@@ -29,3 +29,8 @@ builder.scalarType('RateMap', {
     'Rates of one day: a map from currency code to the units of that currency that 1 AUD buys, each an exact decimal string.',
   serialize: (value) => value,
 });
+
+builder.scalarType('RateSeries', {
+  description: 'Rates of a range of days: a map from date (YYYY-MM-DD) to a RateMap, ascending.',
+  serialize: (value) => value,
+});
