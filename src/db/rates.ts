@@ -97,8 +97,6 @@ export interface ImportSummary {
   lastDate: string;
   /** the publication recorded for this import; null when it changed nothing */
   publicationId: number | null;
-  /** the newest stored date before the import */
-  previousNewestDate: string | null;
 }
 
 const INSERT_CHUNK = 4000; // rows per INSERT, well under Postgres's 65,535 bind parameters
@@ -126,7 +124,6 @@ export async function storeDays(trx: Transaction<Database>, input: ImportInput):
     existing.set(`${row.date} ${row.code}`, row.value);
     existingDates.add(row.date);
   }
-  const previousNewest = await trx.selectFrom('rates').select((eb) => eb.fn.max('date').as('d')).executeTakeFirst();
 
   const inserts: { date: string; code: string; value: string }[] = [];
   const corrections: { date: string; code: string; previous_value: string; value: string }[] = [];
@@ -154,7 +151,6 @@ export async function storeDays(trx: Transaction<Database>, input: ImportInput):
     updated,
     firstDate: first,
     lastDate: last,
-    previousNewestDate: (previousNewest?.d as string | null | undefined) ?? null,
   };
   if (inserts.length === 0 && corrections.length === 0) return { ...summary, publicationId: null };
 

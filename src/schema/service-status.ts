@@ -38,7 +38,7 @@ function dueAfter(date: string): Date {
   return dueMemo.due;
 }
 
-export async function serviceStatus(ctx: Context): Promise<ServiceStatus> {
+async function serviceStatus(ctx: Context): Promise<ServiceStatus> {
   const now = ctx.services.clock();
   let freshness;
   try {
