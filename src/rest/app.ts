@@ -167,13 +167,27 @@ export function createRestApp(options: RestAppOptions) {
     outcome.body = text;
   }
 
+  // Most requests come from a few addresses without forwarding headers: each is parsed once.
+  const peers = new Map<string, Peer>();
+  function peerOf(request: RestRequest): Peer {
+    const forwardedFor = request.header('x-forwarded-for');
+    const address = request.socket?.remoteAddress;
+    if (forwardedFor !== null || address === undefined) return identifyPeer(address, forwardedFor, options.trustedProxies);
+    let peer = peers.get(address);
+    if (!peer) {
+      if (peers.size >= 10_000) peers.clear();
+      peers.set(address, (peer = identifyPeer(address, null, options.trustedProxies)));
+    }
+    return peer;
+  }
+
   async function serve(request: RestRequest): Promise<RestResponse> {
     const clientId = request.header('x-request-id');
     const requestId = clientId && SAFE_REQUEST_ID.test(clientId) ? clientId : randomUUID();
     const headers: Record<string, string> = { 'X-Request-Id': requestId, ...CORS_HEADERS };
     const outcome: Outcome = { status: 500, body: null };
     try {
-      const peer = identifyPeer(request.socket?.remoteAddress, request.header('x-forwarded-for'), options.trustedProxies);
+      const peer = peerOf(request);
       checkHttps(request, peer, request.socket?.encrypted === true);
       await handle(request, peer, headers, outcome);
     } catch (error) {

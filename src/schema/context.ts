@@ -32,9 +32,13 @@ export interface Context {
 }
 
 export function createContext(services: Services, who: { viewer?: Viewer | null; operator?: boolean }): Context {
+  let rates: RateLoaders | undefined;
   return {
     services,
-    rates: createRateLoaders(services.rateCache),
+    // Most requests are answered from the process cache: the loaders are made when first needed.
+    get rates() {
+      return (rates ??= createRateLoaders(services.rateCache));
+    },
     viewer: who.viewer ?? null,
     operator: who.operator ?? false,
   };

@@ -78,7 +78,8 @@ function noDataFor(date: string, code?: CurrencyCode | null): NotFoundError {
 
 export async function loadRateDay(ctx: Context, date: string): Promise<RateDay | null> {
   if (date < FIRST_DATE) return null;
-  const rates = await ctx.rates.day.load(date);
+  // Cached days are answered at once; only the others wait for the request's batched load.
+  const rates = ctx.services.rateCache.peek(date) ?? (await ctx.rates.day.load(date));
   return rates ? { date, rates } : null;
 }
 

@@ -44,6 +44,11 @@ export class RateCache {
     return this.freshnessPromise;
   }
 
+  /** A day already in the cache (null: known to have no data), or undefined when it must be loaded. */
+  peek(date: string): RateValues | null | undefined {
+    return this.days.get(date);
+  }
+
   async loadDays(dates: readonly string[]): Promise<(RateValues | null)[]> {
     const missing = dates.filter((d) => !this.days.has(d));
     if (missing.length > 0) {
