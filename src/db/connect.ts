@@ -37,6 +37,9 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenDatabase
         }) as typeof pg.types.getTypeParser,
       },
     });
+    // A connection that dies while idle (a server restart, a failover) is reported on the pool;
+    // unheard, it would end the process. The pool replaces it on the next query.
+    pool.on('error', (error) => console.error(`postgres: idle connection lost: ${error.message}`));
     return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), target };
   }
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });

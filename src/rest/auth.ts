@@ -12,8 +12,7 @@ const CACHE_TTL_MS = 2_000;
 const MAX_CACHED_KEYS = 10_000;
 
 export class KeyAuthenticator {
-  private readonly cache = new Map<string, { holder: KeyHolder | null; expires: number }>();
-  private generation = 0;
+  private readonly cache = new Map<string, { holder: Promise<KeyHolder | null>; expires: number }>();
 
   constructor(private readonly db: Kysely<Database>, private readonly now: () => number = Date.now) {}
 
@@ -33,20 +32,19 @@ export class KeyAuthenticator {
   }
 
   clear(): void {
-    this.generation++;
     this.cache.clear();
   }
 
-  private async lookup(keyHash: string): Promise<KeyHolder | null> {
+  private lookup(keyHash: string): Promise<KeyHolder | null> {
     const now = this.now();
     const cached = this.cache.get(keyHash);
     if (cached && cached.expires > now) return cached.holder;
-    const generation = this.generation;
-    const holder = await findKeyHolderByHash(this.db, keyHash);
-    // A lookup that raced a change may have read the old row: answer with it, but do not keep it.
-    if (generation !== this.generation) return holder;
+    // The pending lookup is what is cached, so requests arriving together share one query; a
+    // change clears it, so a lookup that raced the change answers only the requests already waiting.
+    const holder = findKeyHolderByHash(this.db, keyHash);
     if (this.cache.size >= MAX_CACHED_KEYS) this.cache.clear();
     this.cache.set(keyHash, { holder, expires: now + CACHE_TTL_MS });
+    holder.catch(() => this.cache.get(keyHash)?.holder === holder && this.cache.delete(keyHash));
     return holder;
   }
 }
