@@ -37,14 +37,7 @@ export function toRbaDate(iso: string): string {
   return `${d}-${MONTH_NAMES[Number(m) - 1]}-${y}`;
 }
 
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const ISO_DATE_PREFIX = /^(\d{4})-(\d{2})-(\d{2})(?=$|T|\s)/;
-
-/** A strict 'YYYY-MM-DD', validated as a real day, or null. */
-export function parseIsoDate(text: string): string | null {
-  const m = ISO_DATE.exec(text);
-  return m ? isoFromParts(Number(m[1]), Number(m[2]), Number(m[3])) : null;
-}
 
 /**
  * The calendar date written at the start of an ISO 8601 date-time, as written:

@@ -14,7 +14,8 @@
 // vocabulary, whose URI carries a version), never by their prefix.
 
 import { type PublishedCode, PUBLISHED_CODES, unitToCode } from './codes.js';
-import { isoDatePart, parseIsoDate } from './dates.js';
+import { isValidIsoDate } from '../domain/calendar.js';
+import { isoDatePart } from './dates.js';
 import { isPlainDecimal } from '../domain/decimal.js';
 import { atLine, formatError } from './errors.js';
 import type { RbaDay, RbaTable } from './types.js';
@@ -98,7 +99,8 @@ export function parseRbaRss(input: string): RbaTable {
 function itemDate(item: XmlElement, rate: XmlElement, channelDate: string | null): string {
   const period = path(rate, 'observationPeriod', 'period');
   if (period) {
-    const iso = parseIsoDate(textOf(period));
+    const periodText = textOf(period);
+    const iso = isValidIsoDate(periodText) ? periodText : null;
     if (!iso) throw fail(period.line, `observation period '${textOf(period)}' is not a date (YYYY-MM-DD)`);
     return iso;
   }
