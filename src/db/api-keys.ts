@@ -58,10 +58,6 @@ export async function revokeApiKeyByPrefix(db: Kysely<Database>, prefix: string)
   return row ?? null;
 }
 
-export async function findApiKeyByPrefix(db: Kysely<Database>, prefix: string): Promise<ApiKey | null> {
-  return (await db.selectFrom('api_keys').selectAll().where('prefix', '=', prefix).executeTakeFirst()) ?? null;
-}
-
 export async function countActiveKeys(db: Kysely<Database>, accountId: string): Promise<number> {
   const row = await db
     .selectFrom('api_keys')

@@ -1,5 +1,5 @@
 // The database's shape, as Kysely sees it. Every other type of stored data derives from here.
-import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 
 export const PLANS = ['free', 'starter', 'professional', 'business', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -100,8 +100,5 @@ export interface Database {
   free_convert_windows: FreeConvertWindowsTable;
 }
 
-export type Publication = Selectable<PublicationsTable>;
-export type NewPublication = Insertable<PublicationsTable>;
-export type RateRow = Selectable<RatesTable>;
 export type Account = Selectable<AccountsTable>;
 export type ApiKey = Selectable<ApiKeysTable>;

@@ -27,19 +27,6 @@ export async function findDays(db: Kysely<Database>, dates: readonly string[]): 
   return days;
 }
 
-/** The date of every stored day in [start, end], ascending. */
-export async function findDatesBetween(db: Kysely<Database>, start: string, end: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('rates')
-    .select('date')
-    .distinct()
-    .where('date', '>=', start)
-    .where('date', '<=', end)
-    .orderBy('date')
-    .execute();
-  return rows.map((r) => r.date);
-}
-
 export interface Freshness {
   /** newest stored rate date, null when nothing is stored */
   newestDate: string | null;

@@ -1,4 +1,4 @@
-import type { RateValues } from '../db/rates.js';
+import type { RateValues, StoredDay } from '../db/rates.js';
 import { sydneyDate, unixTimestampOfDate } from '../domain/calendar.js';
 import type { CurrencyCode } from '../domain/currencies.js';
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../errors.js';
@@ -7,10 +7,8 @@ import type { Context } from './context.js';
 import { CurrencyCodeEnum } from './currency.js';
 import { checkHistory, checkTimeSeries } from './plan-rules.js';
 
-export interface RateDay {
-  date: string;
-  rates: RateValues;
-}
+/** A stored day as the schema serves it. */
+export type RateDay = StoredDay;
 
 /** History starts on the first business day of 2018; nothing earlier is ever stored or served. */
 export const FIRST_DATE = '2018-01-01';

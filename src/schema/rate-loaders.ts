@@ -3,7 +3,7 @@
 import DataLoader from 'dataloader';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import { findDays, findFreshness, type Freshness, type RateValues } from '../db/rates.js';
+import { findDays, findFreshness, type Freshness, type RateValues, type StoredDay } from '../db/rates.js';
 import { addDays, daysBetween } from '../domain/calendar.js';
 import { trimDecimal } from '../domain/decimal.js';
 import { PUBLISHED_CODES } from '../rba/codes.js';
@@ -16,16 +16,11 @@ function canonical(rates: RateValues): RateValues {
   return ordered;
 }
 
-export interface StoredRateDay {
-  date: string;
-  rates: RateValues;
-}
-
 const MAX_CACHED_SERIES = 512;
 
 export class RateCache {
   private readonly days = new Map<string, RateValues | null>();
-  private readonly seriesByRange = new Map<string, Promise<StoredRateDay[]>>();
+  private readonly seriesByRange = new Map<string, Promise<StoredDay[]>>();
   private freshnessPromise: Promise<Freshness> | null = null;
   private generation = 0;
 
@@ -66,7 +61,7 @@ export class RateCache {
   }
 
   /** The stored days in [from, to], ascending; the same array for the same range until an import. */
-  series(from: string, to: string): Promise<StoredRateDay[]> {
+  series(from: string, to: string): Promise<StoredDay[]> {
     const key = `${from} ${to}`;
     let series = this.seriesByRange.get(key);
     if (!series) {
