@@ -60,7 +60,7 @@ export async function startServers(): Promise<RunningServers> {
   };
   try {
     const operatorToken = randomBytes(24).toString('hex');
-    const config = parseConfig({ LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn' });
+    const config = parseConfig({ LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', WEBHOOK_KEY: randomBytes(32).toString('base64url') });
     app = buildApp({ config, db: storage.db, operatorToken, clock: () => NOW, logger: pino({ level: config.LOG_LEVEL }) });
     const seeded = await seed(app, operatorToken);
 

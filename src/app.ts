@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { localChangeFeed, type ChangeFeed } from './db/change-feed.js';
 import type { Database } from './db/database.js';
 import { createInternalApp } from './internal/app.js';
+import { DeliveryWorker } from './jobs/webhook-deliveries.js';
 import { createRestApp } from './rest/app.js';
 import { KeyAuthenticator } from './rest/auth.js';
 import { parseTrustedProxies } from './rest/client-address.js';
@@ -13,7 +14,20 @@ import { UsageRecorder } from './rest/usage.js';
 import type { Services } from './schema/context.js';
 import { schema } from './schema/index.js';
 import { RateCache } from './schema/rate-loaders.js';
+import { loadWebhookKey } from './service-file.js';
 import { VERSION } from './version.js';
+import { createSecretBox } from './webhooks/secret-box.js';
+import { createWebhookSender } from './webhooks/send.js';
+import { systemResolver, type Resolver, type TargetPolicy } from './webhooks/target.js';
+
+/** How webhooks reach the network; tests point names at their own receiver and trust its certificate. */
+export interface WebhookNetwork {
+  resolve?: Resolver;
+  /** extra trusted CAs for deliveries; Node's store (system + NODE_EXTRA_CA_CERTS) otherwise */
+  ca?: string[];
+  /** one attempt's bound; D28's 10 s otherwise */
+  timeoutMs?: number;
+}
 
 export interface AppDependencies {
   config: Config;
@@ -23,20 +37,55 @@ export interface AppDependencies {
   operatorToken: string;
   clock?: () => Date;
   logger?: Logger;
+  webhookNetwork?: WebhookNetwork;
 }
 
+const RESOLVE_TIMEOUT_MS = 5_000;
+const DELIVERY_TIMEOUT_MS = 10_000; // D28
+const RESPONSE_BYTES_READ = 64 * 1024;
+
 /** What every request shares, with the key authenticator whose cache key changes must clear. */
-export function createServices(db: Kysely<Database>, changes: ChangeFeed, clock: () => Date = () => new Date()) {
+export function createServices(
+  db: Kysely<Database>,
+  changes: ChangeFeed,
+  config: Config,
+  options: { clock?: () => Date; webhookNetwork?: WebhookNetwork } = {},
+) {
   const keys = new KeyAuthenticator(db);
   const rateCache = new RateCache(db);
   changes.subscribe((channel) => (channel === 'keys_changed' ? keys.clear() : rateCache.invalidate()));
-  const services: Services = { db, rateCache, clock, version: VERSION, changes };
+  const policy: TargetPolicy = {
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    resolve: options.webhookNetwork?.resolve ?? systemResolver,
+    resolveTimeoutMs: RESOLVE_TIMEOUT_MS,
+  };
+  const services: Services = {
+    db,
+    rateCache,
+    clock: options.clock ?? (() => new Date()),
+    version: VERSION,
+    changes,
+    rbaSources: { rss: config.RBA_RSS_URL, csv: config.RBA_CSV_URL },
+    webhooks: {
+      box: createSecretBox(loadWebhookKey(config)),
+      policy,
+      send: createWebhookSender({
+        policy,
+        timeoutMs: options.webhookNetwork?.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+        maxResponseBytes: RESPONSE_BYTES_READ,
+        ...(options.webhookNetwork?.ca ? { ca: options.webhookNetwork.ca } : {}),
+      }),
+    },
+  };
   return { services, keys };
 }
 
 export function buildApp(deps: AppDependencies) {
   const logger = deps.logger ?? pino({ level: deps.config.LOG_LEVEL });
-  const { services, keys } = createServices(deps.db, deps.changes ?? localChangeFeed(), deps.clock);
+  const { services, keys } = createServices(deps.db, deps.changes ?? localChangeFeed(), deps.config, {
+    ...(deps.clock ? { clock: deps.clock } : {}),
+    ...(deps.webhookNetwork ? { webhookNetwork: deps.webhookNetwork } : {}),
+  });
   const usage = new UsageRecorder(deps.db, services.clock, (err) => logger.error({ err }, 'usage flush failed'));
   const limits = new RequestLimits(deps.db, services.clock, (err) => logger.error({ err }, 'returning quota units failed'));
   const rest = createRestApp({
@@ -50,6 +99,7 @@ export function buildApp(deps: AppDependencies) {
     trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY),
   });
   const internal = createInternalApp({ schema, services, operatorToken: deps.operatorToken });
+  const deliveries = new DeliveryWorker(services, logger);
   return {
     services,
     rest,
@@ -57,8 +107,11 @@ export function buildApp(deps: AppDependencies) {
     logger,
     usage,
     quota: limits.monthly,
-    /** Writes what is held in memory (usage counts, unused quota units) back before the database closes. */
+    /** sends webhook deliveries: `start()` in the service, `runDue()` from tests */
+    deliveries,
+    /** Finishes attempts in flight and writes what is held in memory (usage counts, unused quota units) back before the database closes. */
     async close() {
+      await deliveries.stop();
       await Promise.all([usage.close(), limits.monthly.close()]);
     },
   };

@@ -31,6 +31,18 @@ const schema = z.object({
     }),
   TLS_CERT_FILE: z.string().min(1).optional(),
   TLS_KEY_FILE: z.string().min(1).optional(),
+  /** seals webhook signing secrets (AES-256-GCM): 32 bytes in base64 or base64url; generated into DATA_DIR when unset */
+  WEBHOOK_KEY: z
+    .string()
+    .refine((v) => /^[A-Za-z0-9+/_-]+=*$/.test(v) && Buffer.from(v, 'base64url').length === 32, 'WEBHOOK_KEY must be 32 bytes in base64 or base64url')
+    .optional(),
+  /** D34: lets webhooks reach private and loopback addresses; for tests and private deployments only */
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  /** where the scheduler and `sync` look for new rates: URLs or local file paths */
+  RBA_RSS_URL: z.string().min(1).default('https://www.rba.gov.au/rss/rss-cb-exchange-rates.xml'),
+  RBA_CSV_URL: z.string().min(1).default('https://www.rba.gov.au/statistics/tables/csv/f11.1-data.csv'),
+  /** 'off' leaves polling the RBA to another process or to `sync` */
+  SCHEDULER: z.enum(['on', 'off']).default('on'),
 }).refine((c) => Boolean(c.TLS_CERT_FILE) === Boolean(c.TLS_KEY_FILE), {
   message: 'TLS_CERT_FILE and TLS_KEY_FILE go together: set both or neither',
   path: ['TLS_CERT_FILE'],

@@ -65,3 +65,11 @@ export class PlanRestrictedError extends DomainError {
 export class HttpsRequiredError extends DomainError {
   readonly code = 'https_required';
 }
+/** Webhook subscriptions on a plan without them (Free, Starter). */
+export class WebhooksNotAvailableError extends DomainError {
+  readonly code = 'webhooks_not_available';
+}
+/** A subscription beyond the plan's count. */
+export class SubscriptionLimitReachedError extends DomainError {
+  readonly code = 'subscription_limit_reached';
+}

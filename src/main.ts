@@ -8,7 +8,9 @@ import { buildApp } from './app.js';
 import { ConfigError, parseConfig } from './config.js';
 import { startChangeFeed } from './db/change-feed.js';
 import { openDatabase, targetFromConfig } from './db/connect.js';
+import { openLeaderLock } from './db/leader-lock.js';
 import { migrateToLatest } from './db/migrate.js';
+import { RBA_LEADER_LOCK, startRbaScheduler } from './jobs/rba-scheduler.js';
 import { findRunningService, loadOperatorToken, removeServiceFile, writeServiceFile } from './service-file.js';
 
 function listen(server: Server, port: number, host: string, scheme = 'http'): Promise<string> {
@@ -40,6 +42,19 @@ async function main(): Promise<void> {
   const publicUrl = await listen(publicServer, config.PORT, config.HOST, config.TLS_CERT_FILE ? 'https' : 'http');
   const internalUrl = await listen(internalServer, config.INTERNAL_PORT, config.INTERNAL_HOST);
   writeServiceFile(config.DATA_DIR, { pid: process.pid, publicUrl, internalUrl: `${internalUrl}/graphql` });
+  if (config.WEBHOOK_ALLOW_PRIVATE_TARGETS) {
+    app.logger.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS is on: webhooks may reach private and loopback addresses (for tests and private deployments only)');
+  }
+  app.deliveries.start();
+  // Every process may follow the RBA; the advisory lock lets exactly one of them poll at a time.
+  const scheduler =
+    config.SCHEDULER === 'on'
+      ? startRbaScheduler({
+          services: app.services,
+          leader: openLeaderLock(target, RBA_LEADER_LOCK, { onError: (err) => app.logger.warn({ err }, 'rba leader lock') }),
+          logger: app.logger.child({ job: 'rba-scheduler' }),
+        })
+      : null;
   app.logger.info(
     { publicUrl, internalUrl, storage: config.DATABASE_URL ? 'postgres' : `pglite:${config.DATA_DIR}` },
     `listening on ${publicUrl}`,
@@ -54,6 +69,7 @@ async function main(): Promise<void> {
     publicServer.closeAllConnections();
     internalServer.closeAllConnections();
     await Promise.all([new Promise((r) => publicServer.close(r)), new Promise((r) => internalServer.close(r))]);
+    await scheduler?.stop();
     await app.close();
     await changes.close();
     await db.destroy();

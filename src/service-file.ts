@@ -1,5 +1,6 @@
-// What a running service leaves in its data directory so the operator CLI can reach it (D33):
-// `service.json` (internal endpoint address, pid) and `operator-token` (mode 0600).
+// What a running service keeps in its data directory: `service.json` (internal endpoint address,
+// pid) and `operator-token` so the operator CLI can reach it (D33), and `webhook-key`, the key
+// that seals webhook signing secrets when none is configured (all mode 0600).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,18 +13,31 @@ export interface ServiceFile {
 
 const serviceFilePath = (dataDir: string) => join(dataDir, 'service.json');
 
-/** OPERATOR_TOKEN when configured, else one generated into the data directory on first use. */
-export function loadOperatorToken(config: { OPERATOR_TOKEN?: string; DATA_DIR: string }): string {
-  if (config.OPERATOR_TOKEN) return config.OPERATOR_TOKEN;
-  const file = join(config.DATA_DIR, 'operator-token');
+/** The file's content, or 32 random bytes in base64url written to it on first use. */
+function loadOrGenerate(dataDir: string, name: string): string {
+  const file = join(dataDir, name);
   try {
     return readFileSync(file, 'utf8').trim();
   } catch {
-    mkdirSync(config.DATA_DIR, { recursive: true });
-    const token = randomBytes(32).toString('base64url');
-    writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
-    return token;
+    mkdirSync(dataDir, { recursive: true });
+    const value = randomBytes(32).toString('base64url');
+    try {
+      writeFileSync(file, `${value}\n`, { mode: 0o600, flag: 'wx' });
+      return value;
+    } catch {
+      return readFileSync(file, 'utf8').trim(); // another process wrote it first
+    }
   }
+}
+
+/** OPERATOR_TOKEN when configured, else one generated into the data directory on first use. */
+export function loadOperatorToken(config: { OPERATOR_TOKEN?: string; DATA_DIR: string }): string {
+  return config.OPERATOR_TOKEN ?? loadOrGenerate(config.DATA_DIR, 'operator-token');
+}
+
+/** WEBHOOK_KEY (base64url or base64 of 32 bytes) when configured, else one generated into the data directory. */
+export function loadWebhookKey(config: { WEBHOOK_KEY?: string; DATA_DIR: string }): Buffer {
+  return Buffer.from(config.WEBHOOK_KEY ?? loadOrGenerate(config.DATA_DIR, 'webhook-key'), 'base64url');
 }
 
 export function writeServiceFile(dataDir: string, file: ServiceFile): void {

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { parseRbaFile, RbaFormatError } from '../rba/index.js';
 import { type OperatorClient, OperatorError } from './operator-client.js';
-import { readSource } from './read-source.js';
+import { readSource } from '../jobs/read-source.js';
 
 export interface CommandArgs {
   positionals: string[];
@@ -41,6 +41,19 @@ async function importFile(client: OperatorClient, args: CommandArgs) {
   return importRates;
 }
 
+/** One poll of the RBA now, by the service when one runs (its sources, its clock): `sync [path-or-url]`. */
+async function sync(client: OperatorClient, args: CommandArgs) {
+  if (args.positionals.length > 1) throw new OperatorError('usage: sync [path-or-url]');
+  const source = args.positionals[0];
+  // The service reads the path itself, from its own working directory: pass it absolute.
+  const variables = source ? { source: /^https?:\/\//i.test(source) ? source : resolve(source) } : {};
+  const { syncRates } = await client.run<{ syncRates: object }>(
+    `mutation Sync($source: String) { syncRates(source: $source) { sources days inserted updated published deliveries newestDate } }`,
+    variables,
+  );
+  return syncRates;
+}
+
 async function setStatus(client: OperatorClient, args: CommandArgs, status: 'active' | 'suspended') {
   const { setAccountStatus } = await client.run<{ setAccountStatus: object }>(
     `mutation Status($email: EmailAddress!, $status: AccountStatus!) { setAccountStatus(email: $email, status: $status) { ${ACCOUNT_FIELDS} } }`,
@@ -51,6 +64,7 @@ async function setStatus(client: OperatorClient, args: CommandArgs, status: 'act
 
 export const commands: Record<string, Command> = {
   import: importFile,
+  sync,
   'account create': async (client, args) => {
     const { createAccount } = await client.run<{ createAccount: object }>(
       `mutation Create($email: EmailAddress!, $plan: Plan!) { createAccount(email: $email, plan: $plan) { id email plan } }`,

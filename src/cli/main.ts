@@ -7,6 +7,7 @@ import { connectOperator, OperatorError } from './operator-client.js';
 
 const USAGE = `usage: npm run --silent cli -- <command>
   import <path-or-url>
+  sync [path-or-url]
   account create --email E --plan free|starter|professional|business|enterprise
   account plan --email E --plan P
   account suspend --email E

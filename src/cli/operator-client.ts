@@ -53,7 +53,7 @@ export async function connectOperator(config: Config): Promise<OperatorClient> {
   await migrateToLatest(db);
   // Other processes on a shared Postgres must hear of revocations and imports made here.
   const changes = await startChangeFeed(target, (error) => console.error(error));
-  const { services } = createServices(db, changes);
+  const { services } = createServices(db, changes, config);
   return {
     async run<T>(document: string, variables?: Record<string, unknown>) {
       const result = await execute({

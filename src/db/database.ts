@@ -90,6 +90,48 @@ export interface FreeConvertWindowsTable {
   requests: number;
 }
 
+export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'abandoned'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+export const WEBHOOK_EVENTS = ['rates.published', 'rates.test'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+export interface WebhookSubscriptionsTable {
+  /** 32 lower-case hex characters (D26) */
+  id: string;
+  account_id: string;
+  url: string;
+  /** null: every code, now and later */
+  currencies: string[] | null;
+  description: string | null;
+  /** the signing secret sealed with AES-256-GCM (src/webhooks/secret-box.ts) */
+  secret_ciphertext: string;
+  is_active: ColumnType<boolean, boolean | undefined, boolean>;
+  /** consecutive failed attempts (D28) */
+  failure_count: ColumnType<number, number | undefined, number>;
+  last_success_at: ColumnType<Date | null, never, Date | null>;
+  created_at: CreatedAt;
+}
+
+export interface WebhookDeliveriesTable {
+  /** the X-ExchangeRates-Delivery id, the same on every retry */
+  id: string;
+  subscription_id: string;
+  event: WebhookEvent;
+  rate_date: string;
+  publication_id: number;
+  /** the exact JSON body, signed anew at each attempt */
+  payload: string;
+  state: ColumnType<DeliveryState, DeliveryState | undefined, DeliveryState>;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Date;
+  leased_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  last_status: ColumnType<number | null, never, number | null>;
+  last_error: ColumnType<string | null, never, string | null>;
+  created_at: ColumnType<Date, Date, never>;
+  finished_at: ColumnType<Date | null, never, Date | null>;
+}
+
 export interface Database {
   publications: PublicationsTable;
   rates: RatesTable;
@@ -98,7 +140,11 @@ export interface Database {
   api_keys: ApiKeysTable;
   usage_daily: UsageDailyTable;
   free_convert_windows: FreeConvertWindowsTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type Account = Selectable<AccountsTable>;
 export type ApiKey = Selectable<ApiKeysTable>;
+export type WebhookSubscription = Selectable<WebhookSubscriptionsTable>;
+export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;

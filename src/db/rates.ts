@@ -84,6 +84,11 @@ export interface ImportSummary {
   lastDate: string;
   /** the publication recorded for this import; null when it changed nothing */
   publicationId: number | null;
+  /**
+   * The batch's newest day when it is newer than every day stored before: a publication, which
+   * webhooks announce. A backfill or a correction publishes nothing.
+   */
+  publishedDay: StoredDay | null;
 }
 
 const INSERT_CHUNK = 4000; // rows per INSERT, well under Postgres's 65,535 bind parameters
@@ -99,6 +104,7 @@ export async function storeDays(trx: Transaction<Database>, input: ImportInput):
   const last = input.days[input.days.length - 1]!.date;
   // Serialises concurrent imports so two of them cannot both insert the same new day.
   await sql`select pg_advisory_xact_lock(hashtext('rates.import'))`.execute(trx);
+  const newestBefore = (await trx.selectFrom('rates').select((eb) => eb.fn.max('date').as('newest')).executeTakeFirst())?.newest ?? null;
   const existingRows = await trx
     .selectFrom('rates')
     .select(['date', 'code', 'value'])
@@ -139,7 +145,7 @@ export async function storeDays(trx: Transaction<Database>, input: ImportInput):
     firstDate: first,
     lastDate: last,
   };
-  if (inserts.length === 0 && corrections.length === 0) return { ...summary, publicationId: null };
+  if (inserts.length === 0 && corrections.length === 0) return { ...summary, publicationId: null, publishedDay: null };
 
   const { id: publicationId } = await trx
     .insertInto('publications')
@@ -174,5 +180,7 @@ export async function storeDays(trx: Transaction<Database>, input: ImportInput):
       .values(corrections.map((c) => ({ ...c, publication_id: publicationId })))
       .execute();
   }
-  return { ...summary, publicationId };
+  const newest = input.days[input.days.length - 1]!;
+  const published = newestBefore === null || newest.date > newestBefore ? newest : null;
+  return { ...summary, publicationId, publishedDay: published };
 }

@@ -1,5 +1,6 @@
 // The 21 codes the service knows: AUD (the base) and the 20 series it serves from RBA table F11.1.
 import { PUBLISHED_CODES } from '../rba/codes.js';
+import { trimDecimal } from './decimal.js';
 
 export const CURRENCY_CODES = ['AUD', ...PUBLISHED_CODES] as const;
 export type CurrencyCode = (typeof CURRENCY_CODES)[number];
@@ -54,3 +55,10 @@ export function isCurrencyCode(value: string): value is CurrencyCode {
 /** D1: the direction of every rate the service serves. */
 export const QUOTE_NOTE =
   'All rates are quoted against the Australian dollar (AUD): each value is the units of foreign currency that 1 AUD buys, as published by the Reserve Bank of Australia (table F11.1, 4 pm Sydney). TWI is an index, not a currency.';
+
+/** Rates as served: the shortest exact text ('61.40' is 61.4), in the order of the code list. */
+export function canonicalRates(rates: Readonly<Record<string, string>>): Record<string, string> {
+  const ordered: Record<string, string> = {};
+  for (const code of PUBLISHED_CODES) if (rates[code] !== undefined) ordered[code] = trimDecimal(rates[code]);
+  return ordered;
+}

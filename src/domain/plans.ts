@@ -26,3 +26,8 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
 export function replacesKeyOnCreate(plan: Plan): boolean {
   return PLAN_LIMITS[plan].apiKeys === 1;
 }
+
+/** Plans whose accounts may subscribe to webhooks and receive deliveries. */
+export const PLANS_WITH_WEBHOOKS: readonly Plan[] = (Object.keys(PLAN_LIMITS) as Plan[]).filter(
+  (plan) => PLAN_LIMITS[plan].webhookSubscriptions > 0,
+);

@@ -8,7 +8,8 @@ import type { Logger } from 'pino';
 import { DomainError, HttpsRequiredError, MethodNotAllowedError, NotFoundError, RateLimitExceededError } from '../errors.js';
 import { createContext, type Services, type Viewer } from '../schema/context.js';
 import type { KeyAuthenticator } from './auth.js';
-import { missingKey } from './auth.js';
+import { missingAccountKey, missingKey } from './auth.js';
+import { checkJsonContentType, MAX_BODY_BYTES, readLimited } from './body.js';
 import { identifyPeer, type Peer, type TrustedProxies } from './client-address.js';
 import type { RequestLimits } from './limits.js';
 import type { UsageRecorder } from './usage.js';
@@ -43,6 +44,8 @@ interface RestRequest {
   method: string;
   url: URL;
   header(name: string): string | null;
+  /** the body's bytes, refused past `limit` */
+  body(limit: number): Promise<string>;
   socket: SocketInfo | undefined;
 }
 
@@ -52,8 +55,6 @@ interface RestResponse {
   body: string | null;
 }
 
-const ALLOWED_METHODS = ['GET', 'HEAD', 'OPTIONS'];
-const ALLOW = ALLOWED_METHODS.join(', ');
 const CORS_HEADERS = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Expose-Headers':
@@ -61,10 +62,16 @@ const CORS_HEADERS = {
 };
 const PREFLIGHT_HEADERS = {
   ...CORS_HEADERS,
-  'Access-Control-Allow-Methods': ALLOW,
-  'Access-Control-Allow-Headers': 'Authorization, If-None-Match',
+  'Access-Control-Allow-Headers': 'Authorization, Content-Type, If-None-Match',
   'Access-Control-Max-Age': '86400',
 };
+
+/** The methods a path answers: its routes', HEAD with GET, and OPTIONS. */
+function allowedMethods(routes: readonly Route[]): string[] {
+  const methods: string[] = routes.map((r) => r.method);
+  if (methods.includes('GET')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
+  return [...methods, 'OPTIONS'];
+}
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Parses and validates every route's document once, at start-up; a bad one stops the service. */
@@ -124,19 +131,28 @@ export function createRestApp(options: RestAppOptions) {
     const { url } = request;
     const found = match(url.pathname);
     if (!found) throw new NotFoundError(`Unknown endpoint ${url.pathname}; see the documentation for the endpoints`);
-    const { route, params } = found;
+    const { routes: candidates, params } = found;
     if (request.method === 'OPTIONS') {
-      Object.assign(headers, PREFLIGHT_HEADERS, { Allow: ALLOW });
+      const allow = allowedMethods(candidates).join(', ');
+      Object.assign(headers, PREFLIGHT_HEADERS, { Allow: allow, 'Access-Control-Allow-Methods': allow });
       outcome.status = 204;
       return;
     }
-    if (!ALLOWED_METHODS.includes(request.method)) throw new MethodNotAllowedError(ALLOWED_METHODS);
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    const route = candidates.find((r) => r.method === method);
+    if (!route) throw new MethodNotAllowedError(allowedMethods(candidates));
 
     const viewer = route.auth === 'none' ? null : await keys.authenticate(request.header('authorization'));
-    if (route.auth === 'key' && !viewer) throw missingKey();
+    if (!viewer && route.auth === 'key') throw missingKey();
+    if (!viewer && route.auth === 'account') throw missingAccountKey();
     outcome.route = route;
     outcome.viewer = viewer;
-    const routeRequest: RouteRequest = { params, search: url.searchParams, viewer, documentationUrl: options.documentationUrl };
+    let body: string | null = null;
+    if (route.body === 'json') {
+      checkJsonContentType(request.header('content-type'));
+      body = await request.body(MAX_BODY_BYTES);
+    }
+    const routeRequest: RouteRequest = { params, search: url.searchParams, body, viewer, documentationUrl: options.documentationUrl };
     const variableValues = route.variables(routeRequest);
 
     const result = await execute({
@@ -149,22 +165,23 @@ export function createRestApp(options: RestAppOptions) {
     const data = result.data as Record<string, any>;
 
     Object.assign(headers, await limits.admit(route, viewer, peer.client));
-    const { body, status = 200 } = route.respond(data, routeRequest);
+    const { body: response, status = 200 } = route.respond(data, routeRequest);
     headers['Cache-Control'] = route.cacheControl;
     const freshness = data.freshness as { stale: boolean; newestRateDate: string | null } | undefined;
     if (freshness?.stale && freshness.newestRateDate) {
       headers['X-Data-Stale'] = 'true';
       headers['X-RBA-Source-Date'] = freshness.newestRateDate;
     }
-    const text = stringify(body);
+    const text = stringify(response);
+    outcome.status = status;
+    outcome.body = text;
+    if (route.method !== 'GET') return;
     const etag = etagOf(text);
     headers.ETag = etag;
     if (status === 200 && matchesEtag(request.header('if-none-match'), etag)) {
       outcome.status = 304;
-      return;
+      outcome.body = null;
     }
-    outcome.status = status;
-    outcome.body = text;
   }
 
   // Most requests come from a few addresses without forwarding headers: each is parsed once.
@@ -204,6 +221,7 @@ export function createRestApp(options: RestAppOptions) {
       method: request.method,
       url: new URL(request.url),
       header: (name) => request.headers.get(name),
+      body: async (limit) => (request.body ? readLimited(request.body as AsyncIterable<Uint8Array>, limit) : ''),
       socket: context?.req?.socket,
     });
     return new Response(body, { status, headers });
@@ -216,7 +234,9 @@ export function createRestApp(options: RestAppOptions) {
       const value = req.headers[name];
       return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
     };
-    void serve({ method: req.method ?? 'GET', url: new URL(req.url ?? '/', 'http://localhost'), header, socket: req.socket }).then(
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const body = (limit: number) => readLimited(req, limit);
+    void serve({ method: req.method ?? 'GET', url, header, body, socket: req.socket }).then(
       ({ status, headers, body }) => {
         res.writeHead(status, headers);
         res.end(body ?? undefined);

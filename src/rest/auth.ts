@@ -52,3 +52,8 @@ export class KeyAuthenticator {
 export function missingKey(): UnauthorizedError {
   return new UnauthorizedError('An API key is required: send Authorization: Bearer <API key>');
 }
+
+/** D12: on the webhook endpoints a missing key is invalid_api_key. */
+export function missingAccountKey(): InvalidApiKeyError {
+  return new InvalidApiKeyError('An API key is required: send Authorization: Bearer <API key>');
+}

@@ -8,6 +8,8 @@ export const ERROR_STATUS: Record<string, number> = {
   https_required: 403,
   forbidden: 403,
   key_limit_reached: 403,
+  webhooks_not_available: 403,
+  subscription_limit_reached: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,

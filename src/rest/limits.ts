@@ -18,7 +18,8 @@ export class RequestLimits {
 
   /** The rate-limit headers for a request about to succeed; throws 429 when none is left. */
   async admit(route: Route, viewer: Viewer | null, client: string): Promise<Record<string, string>> {
-    if (route.auth === 'none') return {}; // `/`, /status and /symbols are unlimited (SPEC 8 rule 3)
+    // `/`, /status and /symbols are unlimited (SPEC 8 rule 3); managing webhooks is not a data request
+    if (route.auth === 'none' || route.auth === 'account') return {};
     if (viewer) return this.monthly.take(viewer);
     return this.freeConvert.take(client);
   }

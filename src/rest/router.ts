@@ -1,15 +1,22 @@
 import type { Route } from './routes.js';
 
 export interface RouteMatch {
-  route: Route;
+  /** every route on the matched path, one per method */
+  routes: readonly Route[];
   params: Record<string, string>;
 }
 
 const segmentsOf = (path: string) => path.split('/').filter((s) => s !== '');
 
-/** Finds the route for a path; literal segments win over parameters by the table's order. */
-export function createRouter(routes: readonly Route[]): (pathname: string) => RouteMatch | null {
-  const compiled = routes.map((route) => ({ route, segments: segmentsOf(route.path) }));
+/** Finds the routes for a path; literal segments win over parameters by the table's order. */
+export function createRouter(table: readonly Route[]): (pathname: string) => RouteMatch | null {
+  const paths = new Map<string, Route[]>();
+  for (const route of table) {
+    const same = paths.get(route.path);
+    if (same) same.push(route);
+    else paths.set(route.path, [route]);
+  }
+  const compiled = [...paths.values()].map((routes) => ({ routes, first: routes[0]!, segments: segmentsOf(routes[0]!.path) }));
   return (pathname) => {
     let parts: string[];
     try {
@@ -17,18 +24,18 @@ export function createRouter(routes: readonly Route[]): (pathname: string) => Ro
     } catch {
       return null; // malformed percent-encoding is no path of ours
     }
-    for (const { route, segments } of compiled) {
+    for (const { routes, first, segments } of compiled) {
       if (segments.length !== parts.length) continue;
       const params: Record<string, string> = {};
       const matches = segments.every((segment, i) => {
         const part = parts[i]!;
         if (!segment.startsWith(':')) return segment === part;
         const name = segment.slice(1);
-        if (route.paramPatterns?.[name] && !route.paramPatterns[name].test(part)) return false;
+        if (first.paramPatterns?.[name] && !first.paramPatterns[name].test(part)) return false;
         params[name] = part;
         return true;
       });
-      if (matches) return { route, params };
+      if (matches) return { routes, params };
     }
     return null;
   };

@@ -5,11 +5,14 @@ import { QUOTE_NOTE } from '../domain/currencies.js';
 import { BadRequestError, UnauthorizedError } from '../errors.js';
 import type { Viewer } from '../schema/context.js';
 import { RawJson, ratesJson, seriesJson, type Json } from './json.js';
+import { JsonFields } from './body.js';
 import { QueryParams, checkBase, parseAmount, parseCode, parseCodeList, parseDate } from './params.js';
 
 export interface RouteRequest {
   params: Record<string, string>;
   search: URLSearchParams;
+  /** the raw request body of a route that takes one (`body: 'json'`), else null */
+  body: string | null;
   viewer: Viewer | null;
   documentationUrl: string;
 }
@@ -17,11 +20,19 @@ export interface RouteRequest {
 export interface Route<Data = any> {
   /** the operation's name; also how usage and logs name the endpoint */
   name: string;
+  /** HEAD is answered by the GET route */
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** segments; `:name` matches one segment, optionally constrained by `paramPatterns` */
   path: string;
   paramPatterns?: Record<string, RegExp>;
-  /** 'key': a key is required; 'optional': free mode without one (/convert) */
-  auth: 'none' | 'key' | 'optional';
+  /**
+   * 'key': a data endpoint that needs a key (metered); 'optional': free mode without one
+   * (/convert); 'account': manages the account's own resources (a key, later also a dashboard
+   * session; a missing one is invalid_api_key, D12; not metered)
+   */
+  auth: 'none' | 'key' | 'optional' | 'account';
+  /** a JSON body of at most 16 KiB is read before the variables are mapped */
+  body?: 'json';
   document: string;
   variables: (req: RouteRequest) => Record<string, unknown>;
   respond: (data: Data, req: RouteRequest) => { body: Json; status?: number };
@@ -55,11 +66,23 @@ function symbolsAndBase(params: QueryParams) {
 }
 
 const NO_QUERY: readonly string[] = [];
+
+const SUBSCRIPTIONS = '/api/webhook-subscriptions';
+/** The list fields of SPEC 2.11, in its order. */
+const SUBSCRIPTION_FIELDS = 'id url currencies description isActive failureCount lastSuccessAt createdAt';
+
+type SubscriptionData = {
+  id: string;
+  url: string;
+  currencies: string[];
+  description: string | null;
+};
 const DATE_SEGMENT = /^[0-9-]+$/; // D14: digits and dashes are a date attempt; anything else is an unknown path
 
 export const routes: readonly Route[] = [
   defineRoute<{ version: string }>({
     name: 'Root',
+    method: 'GET',
     path: '/',
     auth: 'none',
     document: 'query Root { version }',
@@ -78,6 +101,7 @@ export const routes: readonly Route[] = [
     serviceStatus: { state: string; servable: boolean; lastUpdate: string | null; stale: boolean; nextUpdateExpected: string };
   }>({
     name: 'Status',
+    method: 'GET',
     path: '/status',
     auth: 'none',
     document: 'query Status { serviceStatus { state servable lastUpdate stale nextUpdateExpected } }',
@@ -95,6 +119,7 @@ export const routes: readonly Route[] = [
   }),
   defineRoute<{ currencies: { code: string; name: string; symbol: string; country: string }[] }>({
     name: 'Symbols',
+    method: 'GET',
     path: '/symbols',
     auth: 'none',
     document: 'query Symbols { currencies { code name symbol country } }',
@@ -114,6 +139,7 @@ export const routes: readonly Route[] = [
     convert: { from: string; to: string; amount: string; rate: string; result: string; date: string; timestamp: number };
   }>({
     name: 'Convert',
+    method: 'GET',
     path: '/convert',
     auth: 'optional',
     document: `query Convert($from: CurrencyCode!, $to: CurrencyCode!, $amount: Decimal!, $date: LocalDate) {
@@ -147,6 +173,7 @@ export const routes: readonly Route[] = [
   }),
   defineRoute<{ latest: DayData }>({
     name: 'Latest',
+    method: 'GET',
     path: '/latest',
     auth: 'key',
     document: `query Latest($codes: [CurrencyCode!]) {
@@ -159,6 +186,7 @@ export const routes: readonly Route[] = [
   }),
   defineRoute<{ latest: DayData }>({
     name: 'LatestCurrency',
+    method: 'GET',
     path: '/latest/:currency',
     auth: 'key',
     document: `query LatestCurrency($code: CurrencyCode!) {
@@ -174,6 +202,7 @@ export const routes: readonly Route[] = [
   }),
   defineRoute<{ timeSeries: { rates: Record<string, RateValues> } }>({
     name: 'TimeSeries',
+    method: 'GET',
     path: '/timeseries',
     auth: 'key',
     document: `query TimeSeries($start: LocalDate!, $end: LocalDate!, $codes: [CurrencyCode!]) {
@@ -201,6 +230,7 @@ export const routes: readonly Route[] = [
   }),
   defineRoute<{ rateDay: DayData }>({
     name: 'RateDay',
+    method: 'GET',
     path: '/:date',
     paramPatterns: { date: DATE_SEGMENT },
     auth: 'key',
@@ -217,6 +247,7 @@ export const routes: readonly Route[] = [
   }),
   defineRoute<{ rateDay: DayData }>({
     name: 'RateDayCurrency',
+    method: 'GET',
     path: '/:date/:currency',
     paramPatterns: { date: DATE_SEGMENT },
     auth: 'key',
@@ -229,6 +260,89 @@ export const routes: readonly Route[] = [
       return { date: parseDate(req.params.date!, 'the path'), code: parseCode(req.params.currency!, 'the path') };
     },
     respond: (data) => ({ body: ratesBody(data.rateDay) }),
+    cacheControl: 'no-store',
+  }),
+  // Webhook subscriptions (SPEC 4.2) on the same listener.
+  defineRoute<{ createWebhookSubscription: { signingSecret: string; subscription: SubscriptionData } }>({
+    name: 'CreateWebhookSubscription',
+    method: 'POST',
+    path: SUBSCRIPTIONS,
+    auth: 'account',
+    body: 'json',
+    document: `mutation CreateWebhookSubscription($input: CreateWebhookSubscriptionInput!) {
+      createWebhookSubscription(input: $input) { signingSecret subscription { id url currencies description } }
+    }`,
+    variables: (req) => {
+      new QueryParams(req.search, NO_QUERY);
+      const body = new JsonFields(req.body!, ['url', 'currencies', 'description']);
+      const url = body.string('url', true);
+      const currencies = body.stringArray('currencies')?.map((code) => parseCode(code, 'currencies'));
+      return { input: { url, currencies, description: body.string('description') } };
+    },
+    respond: ({ createWebhookSubscription: created }) => ({
+      body: {
+        success: true,
+        signingSecret: created.signingSecret,
+        warning: 'Store this signing secret now: it is not shown again. Use it to verify the X-ExchangeRates-Signature of each delivery.',
+        subscription: created.subscription,
+      },
+    }),
+    cacheControl: 'no-store',
+  }),
+  defineRoute<{ webhookSubscriptions: { subscriptions: SubscriptionData[]; limit: number } }>({
+    name: 'WebhookSubscriptions',
+    method: 'GET',
+    path: SUBSCRIPTIONS,
+    auth: 'account',
+    document: `query WebhookSubscriptions {
+      webhookSubscriptions { subscriptions { ${SUBSCRIPTION_FIELDS} } limit }
+    }`,
+    variables: (req) => (new QueryParams(req.search, NO_QUERY), {}),
+    respond: ({ webhookSubscriptions: list }) => ({
+      body: { success: true, subscriptions: list.subscriptions, limit: list.limit },
+    }),
+    cacheControl: 'no-store',
+  }),
+  defineRoute<{ deleteWebhookSubscription: string }>({
+    name: 'DeleteWebhookSubscription',
+    method: 'DELETE',
+    path: `${SUBSCRIPTIONS}/:id`,
+    auth: 'account',
+    document: 'mutation DeleteWebhookSubscription($id: String!) { deleteWebhookSubscription(id: $id) }',
+    variables: (req) => (new QueryParams(req.search, NO_QUERY), { id: req.params.id! }),
+    respond: ({ deleteWebhookSubscription: id }) => ({
+      body: { success: true, message: `Webhook subscription ${id} deleted; its pending deliveries are cancelled` },
+    }),
+    cacheControl: 'no-store',
+  }),
+  defineRoute<{ setWebhookSubscriptionActive: SubscriptionData }>({
+    name: 'UpdateWebhookSubscription',
+    method: 'PATCH',
+    path: `${SUBSCRIPTIONS}/:id`,
+    auth: 'account',
+    body: 'json',
+    document: `mutation UpdateWebhookSubscription($id: String!, $isActive: Boolean!) {
+      setWebhookSubscriptionActive(id: $id, isActive: $isActive) { ${SUBSCRIPTION_FIELDS} }
+    }`,
+    variables: (req) => {
+      new QueryParams(req.search, NO_QUERY);
+      return { id: req.params.id!, isActive: new JsonFields(req.body!, ['isActive']).boolean('isActive') };
+    },
+    respond: ({ setWebhookSubscriptionActive: subscription }) => ({ body: { success: true, subscription } }),
+    cacheControl: 'no-store',
+  }),
+  defineRoute<{ testWebhookSubscription: { delivered: boolean; responseStatus: number; message: string } }>({
+    name: 'TestWebhookSubscription',
+    method: 'POST',
+    path: `${SUBSCRIPTIONS}/:id/test`,
+    auth: 'account',
+    document: `mutation TestWebhookSubscription($id: String!) {
+      testWebhookSubscription(id: $id) { delivered responseStatus message }
+    }`,
+    variables: (req) => (new QueryParams(req.search, NO_QUERY), { id: req.params.id! }),
+    respond: ({ testWebhookSubscription: test }) => ({
+      body: { success: test.delivered, responseStatus: test.responseStatus, message: test.message },
+    }),
     cacheControl: 'no-store',
   }),
 ];

@@ -2,6 +2,9 @@ import type { Kysely } from 'kysely';
 import { ForbiddenError } from '../errors.js';
 import type { ChangeFeed } from '../db/change-feed.js';
 import type { Database, Plan } from '../db/database.js';
+import type { SecretBox } from '../webhooks/secret-box.js';
+import type { AttemptResult, WebhookRequest } from '../webhooks/send.js';
+import type { TargetPolicy } from '../webhooks/target.js';
 import { createRateLoaders, type RateCache, type RateLoaders } from './rate-loaders.js';
 
 /** Who is asking: the account behind a valid API key. */
@@ -21,6 +24,18 @@ export interface Services {
   version: string;
   /** announces a committed change to every process's caches: keys (revoke, suspend, plan) or rates */
   changes: ChangeFeed;
+  /** where new rates are fetched from by the scheduler and `sync`: URLs or file paths */
+  rbaSources: { rss: string; csv: string };
+  webhooks: WebhookServices;
+}
+
+export interface WebhookServices {
+  /** seals and opens signing secrets */
+  box: SecretBox;
+  /** which targets may be subscribed and contacted (D26, D30, D34) */
+  policy: TargetPolicy;
+  /** one signed POST to a checked address */
+  send(request: WebhookRequest): Promise<AttemptResult>;
 }
 
 export interface Context {

@@ -8,5 +8,7 @@ import './service-status.js';
 import './account.js';
 import './api-key.js';
 import './rate-import.js';
+import './rate-sync.js';
+import './webhook-subscription.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -3,7 +3,7 @@
 import type { Plan } from '../db/database.js';
 import { addDays, daysBetween, sydneyDate } from '../domain/calendar.js';
 import { PLAN_LIMITS, type PlanLimits } from '../domain/plans.js';
-import { PlanRestrictedError } from '../errors.js';
+import { PlanRestrictedError, SubscriptionLimitReachedError, WebhooksNotAvailableError } from '../errors.js';
 import type { Context } from './context.js';
 
 const UPGRADE_ORDER: readonly Plan[] = ['free', 'starter', 'professional', 'business', 'enterprise'];
@@ -60,4 +60,25 @@ export function checkTimeSeries(ctx: Context, start: string, end: string): void 
     );
   }
   checkHistory(ctx, start, 'a time series starting');
+}
+
+/** Webhook subscriptions come with Professional and above (SPEC 8). */
+export function checkWebhooksAvailable(plan: Plan): PlanLimits {
+  const limits = PLAN_LIMITS[plan];
+  if (limits.webhookSubscriptions > 0) return limits;
+  const upgrade = upgradeFor(plan, (l) => l.webhookSubscriptions > 0);
+  throw new WebhooksNotAvailableError(
+    `Webhook subscriptions are not available on the ${limits.name} plan; the ${upgrade.name} plan allows ${upgrade.webhookSubscriptions}`,
+  );
+}
+
+/** Creating one more subscription must stay within the plan's count. */
+export function checkSubscriptionLimit(plan: Plan, existing: number): void {
+  const limits = checkWebhooksAvailable(plan);
+  if (existing < limits.webhookSubscriptions) return;
+  const upgrade = upgradeFor(plan, (l) => l.webhookSubscriptions > existing);
+  const more = upgrade.webhookSubscriptions > limits.webhookSubscriptions ? `; the ${upgrade.name} plan allows ${upgrade.webhookSubscriptions}` : '';
+  throw new SubscriptionLimitReachedError(
+    `The ${limits.name} plan allows ${limits.webhookSubscriptions} webhook subscriptions and this account has ${existing}${more}; delete one to add another`,
+  );
 }

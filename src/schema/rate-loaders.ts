@@ -5,16 +5,9 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { findDays, findFreshness, type Freshness, type RateValues, type StoredDay } from '../db/rates.js';
 import { addDays, daysBetween } from '../domain/calendar.js';
-import { trimDecimal } from '../domain/decimal.js';
-import { PUBLISHED_CODES } from '../rba/codes.js';
+import { canonicalRates } from '../domain/currencies.js';
 
 const MAX_CACHED_DAYS = 20_000; // every date from 2018 to 2070; past that the cache starts over
-
-function canonical(rates: RateValues): RateValues {
-  const ordered: RateValues = {};
-  for (const code of PUBLISHED_CODES) if (rates[code] !== undefined) ordered[code] = trimDecimal(rates[code]);
-  return ordered;
-}
 
 const MAX_CACHED_SERIES = 512;
 
@@ -51,7 +44,7 @@ export class RateCache {
       const found = await findDays(this.db, missing);
       // Served values are the shortest exact text ('61.40' is 61.4), in the order of the code list:
       // normalised once, here.
-      for (const [date, rates] of found) found.set(date, canonical(rates));
+      for (const [date, rates] of found) found.set(date, canonicalRates(rates));
       // A load that raced an import may hold pre-import values: use them for this request only.
       if (generation !== this.generation) return dates.map((d) => found.get(d) ?? this.days.get(d) ?? null);
       if (this.days.size + missing.length > MAX_CACHED_DAYS) this.days.clear();

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { nextPublicationSlotAt, publicationDueAfter } from '../domain/calendar.js';
 import { builder } from './builder.js';
 import type { Context } from './context.js';
@@ -5,8 +6,9 @@ import type { Context } from './context.js';
 const STALE_AFTER_MS = 2 * 60 * 60 * 1000; // D22: stale two hours past the due publication
 
 interface ServiceStatus {
+  /** from the cached freshness: 'degraded' when stale or empty */
   state: 'operational' | 'degraded';
-  /** false when rates cannot be served at all: the store is down or holds nothing (HTTP 503) */
+  /** false when the store holds nothing (or its freshness could not be read) */
   servable: boolean;
   lastUpdate: Date | null;
   stale: boolean;
@@ -19,8 +21,17 @@ const StateEnum = builder.enumType('ServiceState', { values: ['operational', 'de
 const ServiceStatusRef = builder.objectRef<ServiceStatus>('ServiceStatus').implement({
   description: 'Freshness of the stored data, as D22 defines it.',
   fields: (t) => ({
-    state: t.expose('state', { type: StateEnum }),
-    servable: t.exposeBoolean('servable', { description: 'False when no rates can be served (store down or empty)' }),
+    // Rate responses ask only for `stale` and `newestRateDate`, answered from the process cache;
+    // `state` and `servable` (asked by /status) also check that the store answers right now.
+    state: t.field({
+      type: StateEnum,
+      description: 'operational when the store answers and the data is fresh (D22)',
+      resolve: async (s, _args, ctx) => ((await storeAnswers(ctx)) ? s.state : 'degraded'),
+    }),
+    servable: t.boolean({
+      description: 'False when no rates can be served: the store is down or empty (HTTP 503)',
+      resolve: async (s, _args, ctx) => s.servable && (await storeAnswers(ctx)),
+    }),
     lastUpdate: t.expose('lastUpdate', { type: 'DateTime', nullable: true, description: 'When new rates were last stored' }),
     stale: t.exposeBoolean('stale', { description: 'Now is more than 2 hours past the due publication' }),
     nextUpdateExpected: t.expose('nextUpdateExpected', {
@@ -30,6 +41,25 @@ const ServiceStatusRef = builder.objectRef<ServiceStatus>('ServiceStatus').imple
     newestRateDate: t.expose('newestRateDate', { type: 'LocalDate', nullable: true }),
   }),
 });
+
+const STORE_PROBE_TIMEOUT_MS = 2_000;
+const probes = new WeakMap<Context, Promise<boolean>>();
+
+/** One `select 1` per request, bounded: a store that hangs counts as down. */
+function storeAnswers(ctx: Context): Promise<boolean> {
+  let probe = probes.get(ctx);
+  if (!probe) {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), STORE_PROBE_TIMEOUT_MS)));
+    const query = sql`select 1`.execute(ctx.services.db).then(
+      () => true,
+      () => false,
+    );
+    probe = Promise.race([query, timeout]).finally(() => clearTimeout(timer));
+    probes.set(ctx, probe);
+  }
+  return probe;
+}
 
 // The due slot depends only on the newest date: remembered, as every rate response asks for it.
 let dueMemo: { date: string; due: Date } | null = null;

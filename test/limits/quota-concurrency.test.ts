@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { startTestApp, TEST_WEBHOOK_KEY, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
 import { account, anotherKey, stored } from './support.js';
@@ -94,7 +94,7 @@ describe(`${N} simultaneous keyed requests`, () => {
 describe('two app instances on one database', () => {
   it(`${N} requests split between them: exactly the units left succeed`, async () => {
     const second = buildApp({
-      config: parseConfig({ DOCUMENTATION_URL: 'https://docs.example.test/api' }),
+      config: parseConfig({ DOCUMENTATION_URL: 'https://docs.example.test/api', WEBHOOK_KEY: TEST_WEBHOOK_KEY }),
       db: t.db,
       operatorToken: 'another-operator-token-0123456789',
       clock: () => new Date(NOW),
@@ -121,7 +121,7 @@ describe('two processes whose clocks straddle a billing date', () => {
     // process's clock is one second behind (ordinary clock skew), so it still computes the old period.
     const reset = '2026-05-20T00:00:00Z';
     const behind = buildApp({
-      config: parseConfig({ DOCUMENTATION_URL: 'https://docs.example.test/api' }),
+      config: parseConfig({ DOCUMENTATION_URL: 'https://docs.example.test/api', WEBHOOK_KEY: TEST_WEBHOOK_KEY }),
       db: t.db,
       operatorToken: 'another-operator-token-0123456789',
       clock: () => new Date(Date.parse(reset) - 1000),

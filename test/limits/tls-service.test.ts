@@ -1,24 +1,14 @@
 // D20 end to end: the real service (`node --import tsx src/main.ts`) serving TLS itself from
-// TLS_CERT_FILE / TLS_KEY_FILE, with a self-signed certificate made here by the `openssl` binary;
+// TLS_CERT_FILE / TLS_KEY_FILE, with a self-signed certificate from test/support/certificate.ts (the `openssl` binary);
 // and a configuration with only one of the two files stopping the service with exit code 2 and a
 // message.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCertificate, OPENSSL_AVAILABLE, type TestCertificate } from '../support/certificate.js';
 import { createCliStore, startService, type CliStore, type RunningService } from '../support/cli.js';
 import { get, portOf } from './net.js';
-
-function hasOpenssl(): boolean {
-  try {
-    execFileSync('which', ['openssl'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-const OPENSSL = hasOpenssl();
 
 // A service given only one of the two files must stop with exit code 2. Both are started at once,
 // while the TLS service below starts, and checked at the end.
@@ -49,31 +39,21 @@ afterAll(async () => {
   rmSync(configDir, { recursive: true, force: true });
 });
 
-describe.skipIf(!OPENSSL)('the service serving TLS itself', () => {
-  let dir: string;
-  let cert: string;
-  let keyFile: string;
+describe.skipIf(!OPENSSL_AVAILABLE)('the service serving TLS itself', () => {
+  let certificate: TestCertificate;
   let store: CliStore;
   let service: RunningService;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'aud-rates-tls-'));
-    cert = join(dir, 'cert.pem');
-    keyFile = join(dir, 'key.pem');
-    const names = ['DNS:localhost', 'IP:127.0.0.1'].join(',');
-    execFileSync(
-      'openssl',
-      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-addext', `subjectAltName=${names}`, '-days', '1', '-keyout', keyFile, '-out', cert],
-      { stdio: 'pipe' },
-    );
+    certificate = createCertificate();
     store = await createCliStore();
     // Listening on every interface, so that a peer other than loopback can reach it too.
-    service = await startService({ ...store.env, TLS_CERT_FILE: cert, TLS_KEY_FILE: keyFile });
+    service = await startService({ ...store.env, TLS_CERT_FILE: certificate.certFile, TLS_KEY_FILE: certificate.keyFile });
   }, 90_000);
   afterAll(async () => {
     await service?.stop();
     await store?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    certificate?.cleanup();
   });
 
   it('service.json names an https publicUrl', () => {
@@ -83,7 +63,7 @@ describe.skipIf(!OPENSSL)('the service serving TLS itself', () => {
   });
 
   it('GET /symbols over https, trusting only the generated certificate, is 200', async () => {
-    const res = await get(`https://127.0.0.1:${portOf(service.publicUrl)}/symbols`, { ca: readFileSync(cert) });
+    const res = await get(`https://127.0.0.1:${portOf(service.publicUrl)}/symbols`, { ca: Buffer.from(certificate.cert) });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ success: true, base: 'AUD', count: 21 });
     expect(Object.keys(res.body.symbols)).toHaveLength(21);

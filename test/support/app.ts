@@ -2,7 +2,7 @@
 // (no port), operator actions through the real internal endpoint.
 import { readFileSync } from 'node:fs';
 import { pino } from 'pino';
-import { buildApp, type App } from '../../src/app.js';
+import { buildApp, type App, type WebhookNetwork } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
 import type { Plan } from '../../src/db/database.js';
 import { parseRbaFile, type RbaTable } from '../../src/rba/index.js';
@@ -10,6 +10,7 @@ import { openTestDatabase } from './db.js';
 
 export const FIXTURES = new URL('../fixtures/rba/', import.meta.url);
 const OPERATOR_TOKEN = 'test-operator-token-0123456789';
+export const TEST_WEBHOOK_KEY = Buffer.alloc(32, 7).toString('base64url');
 
 export interface RequestOptions {
   key?: string;
@@ -20,6 +21,20 @@ export interface RequestOptions {
    * node:http); `encrypted` marks a TLS socket. Without it the client is this machine (loopback).
    */
   remote?: { address?: string; encrypted?: boolean };
+  /** a request body; JSON.stringify'd unless already a string */
+  body?: unknown;
+}
+
+export interface ImportResult {
+  days: number;
+  inserted: number;
+  updated: number;
+  firstDate: string;
+  lastDate: string;
+  /** the new newest day when the batch published one */
+  published: string | null;
+  /** webhook deliveries recorded for it */
+  deliveries: number;
 }
 
 export interface TestApp {
@@ -31,8 +46,8 @@ export interface TestApp {
   /** request() and the parsed JSON body */
   json<T = any>(path: string, options?: RequestOptions): Promise<{ status: number; body: T; headers: Headers }>;
   operator<T = any>(document: string, variables?: Record<string, unknown>): Promise<{ data?: T; errors?: { message: string; extensions?: { code?: string } }[] }>;
-  importTable(table: RbaTable, source?: string): Promise<{ days: number; inserted: number; updated: number; firstDate: string; lastDate: string }>;
-  importFixture(name: string): Promise<{ days: number; inserted: number; updated: number; firstDate: string; lastDate: string }>;
+  importTable(table: RbaTable, source?: string): Promise<ImportResult>;
+  importFixture(name: string): Promise<ImportResult>;
   /** a new account on `plan` and a key for it */
   createKey(plan?: Plan, email?: string): Promise<string>;
   close(): Promise<void>;
@@ -44,22 +59,26 @@ export interface TestAppOptions {
   now?: string;
   /** extra configuration variables for parseConfig (TRUST_PROXY, …) */
   config?: Record<string, string>;
+  /** how webhooks reach the network: a resolver for test names, the receiver's CA, a short timeout */
+  webhookNetwork?: WebhookNetwork;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = await openTestDatabase();
   let now = new Date(options.now ?? '2026-05-12T03:00:00Z');
-  const config = parseConfig({ DOCUMENTATION_URL: 'https://docs.example.test/api', ...options.config });
+  const config = parseConfig({ DOCUMENTATION_URL: 'https://docs.example.test/api', WEBHOOK_KEY: TEST_WEBHOOK_KEY, ...options.config });
   const app = buildApp({
     config,
     db: database.db,
     operatorToken: OPERATOR_TOKEN,
     clock: () => now,
     logger: pino({ level: 'silent' }),
+    ...(options.webhookNetwork ? { webhookNetwork: options.webhookNetwork } : {}),
   });
 
-  const request: TestApp["request"] = async (path, { key, method = "GET", headers = {}, remote } = {}) => {
-    const init = { method, headers: { ...headers, ...(key ? { Authorization: `Bearer ${key}` } : {}) } };
+  const request: TestApp["request"] = async (path, { key, method = "GET", headers = {}, remote, body } = {}) => {
+    const init: RequestInit = { method, headers: { ...headers, ...(key ? { Authorization: `Bearer ${key}` } : {}) } };
+    if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
     if (!remote) return app.rest.fetch(`http://rates.test${path}`, init);
     return app.rest.fetch(`http://rates.test${path}`, init, { req: { socket: { remoteAddress: remote.address, encrypted: remote.encrypted } } });
   };
@@ -76,7 +95,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const importTable: TestApp['importTable'] = async (table, source = 'test') => {
     const days = table.days.map((d) => ({ date: d.date, rates: Object.entries(d.rates).map(([code, value]) => ({ code, value })) }));
     const result = await operator(
-      'mutation($input: ImportRatesInput!) { importRates(input: $input) { days inserted updated firstDate lastDate } }',
+      'mutation($input: ImportRatesInput!) { importRates(input: $input) { days inserted updated firstDate lastDate published deliveries } }',
       { input: { source, format: table.format, publicationDate: table.publicationDate, days } },
     );
     if (result.errors) throw new Error(result.errors[0]!.message);

@@ -30,6 +30,11 @@ const CONFIG_VARIABLES = [
   'OPERATOR_TOKEN',
   'LOG_LEVEL',
   'NODE_OPTIONS',
+  'WEBHOOK_KEY',
+  'WEBHOOK_ALLOW_PRIVATE_TARGETS',
+  'RBA_RSS_URL',
+  'RBA_CSV_URL',
+  'SCHEDULER',
 ];
 
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
@@ -232,7 +237,8 @@ export async function startService(env: Record<string, string>, timeoutMs = 60_0
   const dataDir = env.DATA_DIR!;
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: childEnv({ PORT: '0', INTERNAL_PORT: '0', LOG_LEVEL: 'info', ...env }),
+    // No scheduler unless a test asks for one: tests never reach the RBA's servers.
+    env: childEnv({ PORT: '0', INTERNAL_PORT: '0', LOG_LEVEL: 'info', SCHEDULER: 'off', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,0 +1,72 @@
+// Storing rates, whoever brings them (the scheduler, `sync`, `import`): one transaction stores the
+// days and, when they bring a day newer than any stored, records that publication's webhook
+// deliveries (D29). After commit every process's caches hear of it.
+import { storeDays, type ImportSummary, type StoredDay } from '../db/rates.js';
+import { recordPublicationDeliveries } from '../db/webhooks.js';
+import { sydneyDate } from '../domain/calendar.js';
+import { PLANS_WITH_WEBHOOKS } from '../domain/plans.js';
+import { BadRequestError } from '../errors.js';
+import type { Services } from '../schema/context.js';
+import { FIRST_DATE } from '../schema/rate-day.js';
+import { deliveryPayload } from '../webhooks/payload.js';
+
+export interface RatesBatch {
+  /** where the data came from (path, URL or feed), for the record */
+  source: string;
+  format: 'csv' | 'xls' | 'rss';
+  publicationDate: string | null;
+  days: readonly { date: string; rates: readonly { code: string; value: string }[] }[];
+}
+
+export interface ImportOutcome extends ImportSummary {
+  /** deliveries recorded for the publication (0 when nothing was published) */
+  deliveries: number;
+}
+
+/** Checks a batch as a whole before anything is stored: one bad day refuses all of it. */
+function validDays(batch: RatesBatch, today: string): StoredDay[] {
+  const days: StoredDay[] = [];
+  let previous = '';
+  for (const day of batch.days) {
+    if (day.date <= previous) throw new BadRequestError(`Days must be in ascending date order without repeats (at ${day.date})`);
+    previous = day.date;
+    if (day.date > today) throw new BadRequestError(`${day.date} is in the future`);
+    const rates: Record<string, string> = {};
+    for (const { code, value } of day.rates) {
+      if (code === 'AUD') throw new BadRequestError(`${day.date}: AUD is the base currency and has no rate of its own`);
+      if (rates[code] !== undefined) throw new BadRequestError(`${day.date}: ${code} appears twice`);
+      rates[code] = value;
+    }
+    // History starts in 2018 (SPEC 1); older rows in a workbook are skipped, not refused.
+    if (day.date >= FIRST_DATE && day.rates.length > 0) days.push({ date: day.date, rates });
+  }
+  if (days.length === 0) throw new BadRequestError('The batch holds no rates dated 2018-01-01 or later');
+  return days;
+}
+
+export async function importRates(services: Services, batch: RatesBatch): Promise<ImportOutcome> {
+  const now = services.clock();
+  const days = validDays(batch, sydneyDate(now));
+  const outcome = await services.db.transaction().execute(async (trx) => {
+    const summary = await storeDays(trx, {
+      storedAt: now,
+      source: batch.source,
+      format: batch.format,
+      publicationDate: batch.publicationDate,
+      days,
+    });
+    const published = summary.publishedDay;
+    const deliveries =
+      published && summary.publicationId !== null
+        ? await recordPublicationDeliveries(
+            trx,
+            { publicationId: summary.publicationId, date: published.date, rates: published.rates, recordedAt: now },
+            PLANS_WITH_WEBHOOKS,
+            (id, currencies) => deliveryPayload('rates.published', id, published, currencies),
+          )
+        : 0;
+    return { ...summary, deliveries };
+  });
+  if (outcome.publicationId !== null) await services.changes.publish('rates_changed');
+  return outcome;
+}

@@ -1,0 +1,135 @@
+// One poll of the RBA: read the day's RSS feed and store it; when the stored days have a gap the
+// feed does not bridge, read the CSV too. Fetching is readSource, parsing the pure parsers in
+// src/rba, storing importRates (which detects the publication and tells every process).
+import { addDays, isBusinessDay, nextBusinessDay, publicationSlot, sydneyDate } from '../domain/calendar.js';
+import { DomainError } from '../errors.js';
+import { parseRbaFile, type RbaTable } from '../rba/index.js';
+import type { Services } from '../schema/context.js';
+import { importRates, type ImportOutcome } from './import-rates.js';
+import { readSource } from './read-source.js';
+
+/** A source that could not be read or parsed (missing file, HTTP error, malformed content). */
+export class RbaSourceError extends DomainError {
+  readonly code = 'rba_source_failed';
+}
+
+export interface SyncSummary {
+  /** what was read, in order (paths or URLs) */
+  sources: string[];
+  /** days read from 2018 on, summed over the sources (a day in both the feed and the CSV counts twice) */
+  days: number;
+  /** days not stored before */
+  inserted: number;
+  /** stored days that gained or corrected a value */
+  updated: number;
+  /** the newest day this poll published (a day newer than any stored before), or null */
+  published: string | null;
+  /** webhook deliveries recorded for the publication */
+  deliveries: number;
+  /** the newest stored day after the poll */
+  newestDate: string | null;
+}
+
+export interface SyncOptions {
+  /** read only this path or URL (CSV, XLS or RSS) instead of the configured feed and CSV */
+  source?: string;
+  /** aborts the reads (a service stopping) */
+  signal?: AbortSignal;
+  /** time limit for each read; default 60 s */
+  readTimeoutMs?: number;
+}
+
+const READ_TIMEOUT_MS = 60_000;
+
+/** The newest business day whose 16:00 Sydney publication slot is at or before `now`. */
+export function latestDueDate(now: Date): string {
+  let date = sydneyDate(now);
+  if (!isBusinessDay(date) || publicationSlot(date).getTime() > now.getTime()) date = previousBusinessDay(date);
+  return date;
+}
+
+export function previousBusinessDay(date: string): string {
+  let candidate = addDays(date, -1);
+  while (!isBusinessDay(candidate)) candidate = addDays(candidate, -1);
+  return candidate;
+}
+
+/**
+ * Whether the CSV is needed after the feed: something due is missing (the newest stored day before
+ * the poll is older than the newest due) and the feed does not reach back to the first business
+ * day after it, so days in between would stay missing. Nothing stored at all is such a gap.
+ */
+export function csvNeeded(input: { storedBefore: string | null; feedOldest: string | null; latestDue: string }): boolean {
+  const { storedBefore, feedOldest, latestDue } = input;
+  if (storedBefore === null) return true;
+  if (storedBefore >= latestDue) return false;
+  return feedOldest === null || feedOldest > nextBusinessDay(storedBefore);
+}
+
+export async function storedNewestDate(services: Services): Promise<string | null> {
+  const row = await services.db
+    .selectFrom('rates')
+    .select((eb) => eb.fn.max('date').as('newest'))
+    .executeTakeFirst();
+  return (row?.newest as string | null | undefined) ?? null;
+}
+
+async function readTable(source: string, options: SyncOptions): Promise<RbaTable> {
+  const signals = [AbortSignal.timeout(options.readTimeoutMs ?? READ_TIMEOUT_MS), ...(options.signal ? [options.signal] : [])];
+  let bytes: Uint8Array;
+  try {
+    bytes = await readSource(source, { signal: AbortSignal.any(signals), progress: false });
+  } catch (error) {
+    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${(options.readTimeoutMs ?? READ_TIMEOUT_MS) / 1000} s` : (error as Error).message;
+    throw new RbaSourceError(`Cannot read ${source}: ${reason}`);
+  }
+  try {
+    return parseRbaFile(bytes, source);
+  } catch (error) {
+    throw new RbaSourceError(`${source}: ${(error as Error).message}`);
+  }
+}
+
+function toBatch(source: string, table: RbaTable) {
+  return {
+    source,
+    format: table.format,
+    publicationDate: table.publicationDate,
+    days: table.days.map((day) => ({ date: day.date, rates: Object.entries(day.rates).map(([code, value]) => ({ code, value })) })),
+  };
+}
+
+/** One poll now. Throws RbaSourceError when a source cannot be read or parsed (what was stored before stays). */
+export async function syncRates(services: Services, options: SyncOptions = {}): Promise<SyncSummary> {
+  const outcomes: ImportOutcome[] = [];
+  const sources: string[] = [];
+  const store = async (source: string, table: RbaTable) => {
+    sources.push(source);
+    outcomes.push(await importRates(services, toBatch(source, table)));
+  };
+
+  if (options.source !== undefined) {
+    await store(options.source, await readTable(options.source, options));
+  } else {
+    const storedBefore = await storedNewestDate(services);
+    const feed = await readTable(services.rbaSources.rss, options);
+    await store(services.rbaSources.rss, feed);
+    const gap = csvNeeded({ storedBefore, feedOldest: feed.days[0]?.date ?? null, latestDue: latestDueDate(services.clock()) });
+    if (gap) await store(services.rbaSources.csv, await readTable(services.rbaSources.csv, options));
+  }
+
+  let published: string | null = null;
+  for (const outcome of outcomes) {
+    const day = outcome.publishedDay?.date;
+    if (day && (published === null || day > published)) published = day;
+  }
+  return {
+    sources,
+    days: outcomes.reduce((n, o) => n + o.days, 0),
+    inserted: outcomes.reduce((n, o) => n + o.inserted, 0),
+    updated: outcomes.reduce((n, o) => n + o.updated, 0),
+    published,
+    deliveries: outcomes.reduce((n, o) => n + o.deliveries, 0),
+    newestDate: await storedNewestDate(services),
+  };
+}

@@ -1,0 +1,165 @@
+// Sends recorded webhook deliveries (D27, D28): every process runs a worker; each claims due
+// deliveries under a lease (SKIP LOCKED), so a delivery goes out once however many run, and one
+// whose process died mid-attempt is taken over, with the same id, when its lease runs out.
+import pLimit from 'p-limit';
+import type { Logger } from 'pino';
+import { abandonDelivery, claimDueDeliveries, recordAttempts, type AttemptRecord, type ClaimedDelivery } from '../db/webhooks.js';
+import type { Services } from '../schema/context.js';
+import { signedDelivery } from '../webhooks/sign.js';
+
+/** D28: attempts at 0, 1 min, 5 min, 30 min, 2 h and 6 h after the publication. */
+export const ATTEMPT_OFFSETS_MS = [0, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000] as const;
+/** D28: consecutive failed attempts that deactivate a subscription. */
+export const DEACTIVATE_AFTER_FAILURES = 10;
+
+/** Outcomes are written in batches: one commit for many attempts. */
+const RECORD_BATCH = 64;
+const RECORD_DELAY_MS = 100;
+
+export interface DeliveryWorkerOptions {
+  /** attempts in flight at once */
+  concurrency?: number;
+  /** how long a claimed delivery stays this process's: well past one attempt's 10 s */
+  leaseMs?: number;
+  /** how often to look for due retries when nothing wakes the worker */
+  pollMs?: number;
+}
+
+export class DeliveryWorker {
+  private readonly concurrency: number;
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private run: Promise<number> | null = null;
+  private again = false;
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = true;
+  private outcomes: AttemptRecord[] = [];
+  private recordTimer: NodeJS.Timeout | null = null;
+  private recording: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly services: Services,
+    private readonly logger: Logger,
+    options: DeliveryWorkerOptions = {},
+  ) {
+    this.concurrency = options.concurrency ?? 64;
+    this.leaseMs = options.leaseMs ?? 60_000;
+    this.pollMs = options.pollMs ?? 5_000;
+  }
+
+  /** Polls for due deliveries, and at once whenever rates are published (in any process). */
+  start(): void {
+    this.stopped = false;
+    this.services.changes.subscribe((channel) => channel === 'rates_changed' && this.wake());
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.run;
+  }
+
+  /** Runs now, or once more right after the run in progress. */
+  wake(): void {
+    if (this.run) this.again = true;
+    else if (!this.stopped) this.schedule(0);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.runDue()
+        .catch((err: unknown) => this.logger.error({ err }, 'webhook deliveries failed to run'))
+        .finally(() => !this.stopped && this.schedule(this.again ? 0 : this.pollMs));
+    }, delayMs);
+  }
+
+  /** Attempts every delivery due now and records each outcome; resolves with the number attempted. */
+  runDue(): Promise<number> {
+    if (this.run) {
+      this.again = true;
+      return this.run;
+    }
+    this.again = false;
+    this.run = this.drain().finally(() => (this.run = null));
+    return this.run;
+  }
+
+  private async drain(): Promise<number> {
+    const limit = pLimit(this.concurrency);
+    const inFlight = new Set<Promise<void>>();
+    let attempted = 0;
+    for (;;) {
+      // Claim only what can start soon, so leases do not run out while deliveries wait in line,
+      // and in batches: a claim is a query.
+      if (inFlight.size > this.concurrency) {
+        await Promise.race(inFlight);
+        continue;
+      }
+      const now = this.services.clock();
+      const room = this.concurrency * 2 - inFlight.size;
+      const claimed = await claimDueDeliveries(this.services.db, now, new Date(now.getTime() + this.leaseMs), room);
+      if (claimed.length === 0) break;
+      attempted += claimed.length;
+      for (const delivery of claimed) {
+        const attempt: Promise<void> = limit(() => this.attempt(delivery))
+          .catch((err: unknown) => this.logger.error({ err, deliveryId: delivery.id }, 'webhook delivery not recorded'))
+          .finally(() => inFlight.delete(attempt));
+        inFlight.add(attempt);
+      }
+    }
+    await Promise.all(inFlight);
+    await this.flushOutcomes();
+    return attempted;
+  }
+
+  private record(outcome: AttemptRecord): void {
+    this.outcomes.push(outcome);
+    if (this.outcomes.length >= RECORD_BATCH) void this.flushOutcomes();
+    else this.recordTimer ??= setTimeout(() => void this.flushOutcomes(), RECORD_DELAY_MS);
+  }
+
+  /** Writes the outcomes held so far; batches are written one after another, in order. */
+  private flushOutcomes(): Promise<void> {
+    if (this.recordTimer) clearTimeout(this.recordTimer);
+    this.recordTimer = null;
+    const batch = this.outcomes.splice(0);
+    if (batch.length > 0) {
+      this.recording = this.recording
+        .then(() => recordAttempts(this.services.db, batch))
+        .catch((err: unknown) => this.logger.error({ err, deliveries: batch.length }, 'webhook delivery outcomes not recorded; they are retried when their leases end'));
+    }
+    return this.recording;
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const { db, clock, webhooks } = this.services;
+    if (!delivery.subscriptionActive) {
+      await abandonDelivery(db, delivery.id, clock());
+      return;
+    }
+    const secret = webhooks.box.open(delivery.secretCiphertext);
+    const result = await webhooks.send(signedDelivery(delivery.url, delivery.event, delivery.id, delivery.payload, secret));
+    const at = clock();
+    const nextOffset = ATTEMPT_OFFSETS_MS[delivery.attempts + 1];
+    const retryAt = result.ok || nextOffset === undefined ? null : new Date(Math.max(delivery.createdAt.getTime() + nextOffset, at.getTime()));
+    this.record({
+      deliveryId: delivery.id,
+      subscriptionId: delivery.subscriptionId,
+      ok: result.ok,
+      status: result.status,
+      error: result.error,
+      at,
+      retryAt,
+      deactivateAt: DEACTIVATE_AFTER_FAILURES,
+    });
+    if (!result.ok) {
+      this.logger.warn(
+        { deliveryId: delivery.id, subscriptionId: delivery.subscriptionId, attempt: delivery.attempts + 1, status: result.status, error: result.error, retryAt },
+        'webhook delivery attempt failed',
+      );
+    }
+  }
+}

@@ -1,0 +1,212 @@
+// Webhook subscriptions (SPEC 2.11, 4.2; D26–D28): the viewer's own, created, listed, removed,
+// re-activated and tested here; deliveries themselves are src/jobs/webhook-deliveries.ts's.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { lockAccount } from '../db/accounts.js';
+import type { WebhookSubscription } from '../db/database.js';
+import {
+  countSubscriptions,
+  deleteSubscription,
+  findSubscription,
+  insertSubscription,
+  listSubscriptions,
+  setSubscriptionActive,
+} from '../db/webhooks.js';
+import { CURRENCY_CODES } from '../domain/currencies.js';
+import { PLAN_LIMITS } from '../domain/plans.js';
+import { BadRequestError, InvalidApiKeyError, NotFoundError, ServiceUnavailableError } from '../errors.js';
+import { deliveryPayload } from '../webhooks/payload.js';
+import { generateSigningSecret } from '../webhooks/secret-box.js';
+import { signedDelivery } from '../webhooks/sign.js';
+import { parseWebhookUrl, resolveWebhookTarget } from '../webhooks/target.js';
+import { builder } from './builder.js';
+import type { Context, Viewer } from './context.js';
+import { CurrencyCodeEnum } from './currency.js';
+import { checkSubscriptionLimit, checkWebhooksAvailable } from './plan-rules.js';
+import { loadRateDay } from './rate-day.js';
+
+/** What "every currency" means today: all served codes but the base (D26). */
+const ALL_CODES = CURRENCY_CODES.filter((code) => code !== 'AUD');
+const MAX_DESCRIPTION = 200;
+const SUBSCRIPTION_ID = /^[0-9a-f]{32}$/;
+
+function requireViewer(ctx: Context): Viewer {
+  if (!ctx.viewer) throw new InvalidApiKeyError('Webhook subscriptions need an API key: send Authorization: Bearer <key>');
+  return ctx.viewer;
+}
+
+/** The viewer's subscription; another account's and an unknown id look the same (404). */
+async function ownSubscription(ctx: Context, id: string): Promise<WebhookSubscription> {
+  const viewer = requireViewer(ctx);
+  const subscription = SUBSCRIPTION_ID.test(id) ? await findSubscription(ctx.services.db, viewer.accountId, id) : undefined;
+  if (!subscription) throw new NotFoundError(`No webhook subscription ${id}`);
+  return subscription;
+}
+
+export const WebhookSubscriptionRef = builder.objectRef<WebhookSubscription>('WebhookSubscription').implement({
+  description: 'Where new publications are pushed. The signing secret is never part of it.',
+  fields: (t) => ({
+    id: t.exposeString('id'),
+    url: t.exposeString('url'),
+    currencies: t.field({
+      type: [CurrencyCodeEnum],
+      description: 'The codes delivered; a subscription to every code lists all current codes',
+      resolve: (s) => (s.currencies ?? ALL_CODES) as (typeof CURRENCY_CODES)[number][],
+    }),
+    description: t.exposeString('description', { nullable: true }),
+    isActive: t.exposeBoolean('is_active'),
+    failureCount: t.exposeInt('failure_count', { description: 'Consecutive failed delivery attempts' }),
+    lastSuccessAt: t.expose('last_success_at', { type: 'DateTime', nullable: true }),
+    createdAt: t.expose('created_at', { type: 'DateTime' }),
+  }),
+});
+
+interface CreatedSubscription {
+  signingSecret: string;
+  subscription: WebhookSubscription;
+}
+
+const CreatedSubscriptionRef = builder.objectRef<CreatedSubscription>('CreatedWebhookSubscription').implement({
+  fields: (t) => ({
+    signingSecret: t.exposeString('signingSecret', { description: 'Shown this once; stored only encrypted' }),
+    subscription: t.field({ type: WebhookSubscriptionRef, resolve: (c) => c.subscription }),
+  }),
+});
+
+const SubscriptionListRef = builder.objectRef<{ subscriptions: WebhookSubscription[]; limit: number }>('WebhookSubscriptionList').implement({
+  fields: (t) => ({
+    subscriptions: t.field({ type: [WebhookSubscriptionRef], resolve: (l) => l.subscriptions }),
+    limit: t.exposeInt('limit', { description: "The plan's maximum number of subscriptions" }),
+  }),
+});
+
+interface TestDelivery {
+  delivered: boolean;
+  responseStatus: number;
+  message: string;
+}
+
+const TestDeliveryRef = builder.objectRef<TestDelivery>('WebhookTestDelivery').implement({
+  fields: (t) => ({
+    delivered: t.exposeBoolean('delivered', { description: 'The receiver answered 2xx in time' }),
+    responseStatus: t.exposeInt('responseStatus', { description: "The receiver's HTTP status; 0 when it gave none" }),
+    message: t.exposeString('message'),
+  }),
+});
+
+const CreateInput = builder.inputType('CreateWebhookSubscriptionInput', {
+  fields: (t) => ({
+    url: t.string({ required: true }),
+    currencies: t.field({ type: [CurrencyCodeEnum], description: 'Left out: every code, now and later' }),
+    description: t.string(),
+  }),
+});
+
+function checkCurrencies(currencies: readonly string[] | null | undefined): string[] | null {
+  if (currencies === null || currencies === undefined) return null;
+  if (currencies.length === 0) throw new BadRequestError('currencies must not be empty; leave it out to receive every currency');
+  if (currencies.includes('AUD')) throw new BadRequestError('currencies: AUD is the base currency and has no rate of its own');
+  const seen = new Set<string>();
+  for (const code of currencies) {
+    if (seen.has(code)) throw new BadRequestError(`currencies: ${code} appears twice`);
+    seen.add(code);
+  }
+  return [...currencies];
+}
+
+builder.queryField('webhookSubscriptions', (t) =>
+  t.field({
+    type: SubscriptionListRef,
+    description: "The viewer's subscriptions, oldest first, and the plan's limit",
+    resolve: async (_root, _args, ctx) => {
+      const viewer = requireViewer(ctx);
+      return {
+        subscriptions: await listSubscriptions(ctx.services.db, viewer.accountId),
+        limit: PLAN_LIMITS[viewer.plan].webhookSubscriptions,
+      };
+    },
+  }),
+);
+
+builder.mutationFields((t) => ({
+  createWebhookSubscription: t.field({
+    type: CreatedSubscriptionRef,
+    description: 'Subscribes an HTTPS URL on a public host to new publications (D26)',
+    args: { input: t.arg({ type: CreateInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const viewer = requireViewer(ctx);
+      const { webhooks, db } = ctx.services;
+      // D11: the request's own faults (400) before the plan's (403).
+      const url = parseWebhookUrl(input.url, webhooks.policy.allowPrivate);
+      const currencies = checkCurrencies(input.currencies);
+      const description = input.description ?? null;
+      if (description !== null && [...description].length > MAX_DESCRIPTION) {
+        throw new BadRequestError(`description must be at most ${MAX_DESCRIPTION} characters`);
+      }
+      // Resolving is part of checking the url (D26), so it comes before the plan too.
+      await resolveWebhookTarget(url, webhooks.policy);
+      checkWebhooksAvailable(viewer.plan);
+      const signingSecret = generateSigningSecret();
+      const subscription = await db.transaction().execute(async (trx) => {
+        await lockAccount(trx, viewer.accountId); // two creations at once cannot both take the last place
+        checkSubscriptionLimit(viewer.plan, await countSubscriptions(trx, viewer.accountId));
+        return insertSubscription(trx, {
+          id: randomBytes(16).toString('hex'),
+          account_id: viewer.accountId,
+          url: url.href,
+          currencies,
+          description,
+          secret_ciphertext: webhooks.box.seal(signingSecret),
+        });
+      });
+      return { signingSecret, subscription };
+    },
+  }),
+  deleteWebhookSubscription: t.field({
+    type: 'String',
+    description: 'Removes one of the viewer\'s subscriptions and its pending deliveries; returns its id',
+    args: { id: t.arg.string({ required: true }) },
+    resolve: async (_root, { id }, ctx) => {
+      const subscription = await ownSubscription(ctx, id);
+      if (!(await deleteSubscription(ctx.services.db, subscription.account_id, subscription.id))) {
+        throw new NotFoundError(`No webhook subscription ${id}`);
+      }
+      return subscription.id;
+    },
+  }),
+  setWebhookSubscriptionActive: t.field({
+    type: WebhookSubscriptionRef,
+    description: 'Re-activates a subscription, resetting its failure count (D28), or deactivates it',
+    args: { id: t.arg.string({ required: true }), isActive: t.arg.boolean({ required: true }) },
+    resolve: async (_root, { id, isActive }, ctx) => {
+      if (isActive) checkWebhooksAvailable(requireViewer(ctx).plan); // D11: plan (403) before data (404)
+      const subscription = await ownSubscription(ctx, id);
+      const updated = await setSubscriptionActive(ctx.services.db, subscription.account_id, subscription.id, isActive);
+      if (!updated) throw new NotFoundError(`No webhook subscription ${id}`);
+      return updated;
+    },
+  }),
+  testWebhookSubscription: t.field({
+    type: TestDeliveryRef,
+    description: 'Sends one signed rates.test delivery with the latest rates now; changes no counters (D28)',
+    args: { id: t.arg.string({ required: true }) },
+    resolve: async (_root, { id }, ctx) => {
+      checkWebhooksAvailable(requireViewer(ctx).plan); // D11: plan (403) before data (404)
+      const subscription = await ownSubscription(ctx, id);
+      const { newestDate } = await ctx.services.rateCache.freshness();
+      const day = newestDate === null ? null : await loadRateDay(ctx, newestDate);
+      if (!day) throw new ServiceUnavailableError('No rates have been published to this service yet, so there is nothing to test with');
+      const { webhooks } = ctx.services;
+      const deliveryId = randomUUID();
+      const payload = deliveryPayload('rates.test', deliveryId, day, subscription.currencies);
+      const secret = webhooks.box.open(subscription.secret_ciphertext);
+      const result = await webhooks.send(signedDelivery(subscription.url, 'rates.test', deliveryId, payload, secret));
+      return {
+        delivered: result.ok,
+        responseStatus: result.status ?? 0,
+        message: result.ok
+          ? `Test delivery ${deliveryId} acknowledged with ${result.status}`
+          : `Test delivery ${deliveryId} failed: ${result.error ?? `the receiver answered ${result.status}`}`,
+      };
+    },
+  }),
+}));

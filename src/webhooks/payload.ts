@@ -1,0 +1,31 @@
+// The body of a delivery (D27): `{event, date, base, rates, delivery_id, timestamp}`, with rates
+// limited to the subscription's currencies and written exactly as the REST API writes them.
+import type { WebhookEvent } from '../db/database.js';
+import { unixTimestampOfDate } from '../domain/calendar.js';
+import { canonicalRates } from '../domain/currencies.js';
+import { ratesJson, stringify } from '../rest/json.js';
+
+export function deliveryPayload(
+  event: WebhookEvent,
+  deliveryId: string,
+  day: { date: string; rates: Record<string, string> },
+  currencies: readonly string[] | null,
+): string {
+  const all = canonicalRates(day.rates);
+  const rates = currencies === null ? all : pick(all, currencies);
+  return stringify({
+    event,
+    date: day.date,
+    base: 'AUD',
+    rates: ratesJson(rates),
+    delivery_id: deliveryId,
+    // the rate day's timestamp, as in /latest: the same bytes on every retry
+    timestamp: unixTimestampOfDate(day.date),
+  });
+}
+
+function pick(rates: Record<string, string>, codes: readonly string[]): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const code in rates) if (codes.includes(code)) picked[code] = rates[code]!;
+  return picked;
+}

@@ -1,0 +1,176 @@
+// A real HTTPS webhook receiver on 127.0.0.1 for tests: records every delivery, checks signatures the
+// way a subscriber would, and answers each path as told (a status, a redirect, silence, a dropped
+// connection). Its certificate is self-signed for localhost, 127.0.0.1 and receiver.test; trust it
+// through `ca`.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { createCertificate } from './certificate.js';
+
+/** The names on the receiver's certificate. */
+export const RECEIVER_NAMES = ['localhost', '127.0.0.1', 'receiver.test'] as const;
+
+export type ReceiverMode =
+  /** answer with this status (default 200); `bodyBytes` of body; `hold` keeps the response open after that */
+  | { status: number; bodyBytes?: number; hold?: boolean }
+  /** 302 with this Location */
+  | { redirect: string }
+  /** never answer (the connection is closed by close()) */
+  | 'hang'
+  /** destroy the socket once the request has been read */
+  | 'close';
+
+export interface ReceivedDelivery {
+  path: string;
+  headers: Record<string, string>;
+  rawBody: string;
+  /** the body parsed as JSON, undefined when it is not JSON */
+  json: any;
+  /** null when no secret is registered for the path */
+  signatureValid: boolean | null;
+  answeredWith: number | 'hang' | 'close';
+  /** the TLS SNI name the client sent, null when none (as for an IP address) */
+  servername: string | null;
+}
+
+export interface WebhookReceiver {
+  port: number;
+  /** https://127.0.0.1:port/path, or with another host name (which must then resolve to 127.0.0.1) */
+  url(path: string, host?: string): string;
+  /** PEM of the self-signed certificate, to pass as `ca` */
+  ca: string;
+  deliveries: ReceivedDelivery[];
+  /** connections open now (a client that gave up must have closed its own) */
+  openConnections(): number;
+  setSecret(path: string, secret: string): void;
+  /** modes are used in order, one per request; the last one repeats */
+  behave(path: string, ...modes: ReceiverMode[]): void;
+  waitFor(count: number, timeoutMs?: number): Promise<void>;
+  /** forgets deliveries, secrets and modes */
+  clear(): void;
+  close(): Promise<void>;
+}
+
+const normalise = (path: string) => (path.startsWith('/') ? path : `/${path}`);
+
+function signatureMatches(secret: string, rawBody: string, header: string | undefined): boolean {
+  const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`);
+  const given = Buffer.from(header ?? '');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const certificate = createCertificate([...RECEIVER_NAMES]);
+  certificate.cleanup(); // the PEM strings are all the server needs
+
+  const deliveries: ReceivedDelivery[] = [];
+  const secrets = new Map<string, string>();
+  const modes = new Map<string, ReceiverMode[]>();
+  const waiters = new Set<() => void>();
+  const sockets = new Set<Socket>();
+
+  const nextMode = (path: string): ReceiverMode => {
+    const queue = modes.get(path);
+    if (!queue || queue.length === 0) return { status: 200 };
+    return queue.length > 1 ? queue.shift()! : queue[0]!;
+  };
+
+  const answer = (mode: ReceiverMode, req: IncomingMessage, res: ServerResponse) => {
+    if (mode === 'hang') return;
+    if (mode === 'close') {
+      req.socket.destroy();
+      return;
+    }
+    if ('redirect' in mode) {
+      res.writeHead(302, { location: mode.redirect }).end();
+      return;
+    }
+    const bytes = mode.bodyBytes ?? 0;
+    res.writeHead(mode.status, { 'content-type': 'text/plain', ...(mode.hold ? {} : { 'content-length': String(bytes) }) });
+    // A client that stops reading makes writes fail: that is expected here.
+    res.on('error', () => {});
+    if (bytes > 0) res.write(Buffer.alloc(bytes, 'x'));
+    if (!mode.hold) res.end();
+  };
+
+  const server = createServer({ cert: certificate.cert, key: certificate.key }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const path = normalise(new URL(req.url ?? '/', 'https://receiver').pathname);
+      const rawBody = Buffer.concat(chunks).toString('utf8');
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')]),
+      );
+      let json: any;
+      try {
+        json = JSON.parse(rawBody);
+      } catch {
+        json = undefined;
+      }
+      const secret = secrets.get(path);
+      const mode = nextMode(path);
+      const servername = (req.socket as TLSSocket).servername;
+      deliveries.push({
+        path,
+        headers,
+        rawBody,
+        json,
+        signatureValid: secret === undefined ? null : signatureMatches(secret, rawBody, headers['x-exchangerates-signature']),
+        answeredWith: typeof mode === 'string' ? mode : 'redirect' in mode ? 302 : mode.status,
+        servername: typeof servername === 'string' && servername !== '' ? servername : null,
+      });
+      for (const wake of waiters) wake();
+      answer(mode, req, res);
+    });
+  });
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  // Clients that refuse the certificate or drop the connection are part of the tests.
+  server.on('tlsClientError', () => {});
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    port,
+    url: (path, host = '127.0.0.1') => `https://${host}:${port}${normalise(path)}`,
+    ca: certificate.cert,
+    deliveries,
+    openConnections: () => sockets.size,
+    setSecret: (path, secret) => void secrets.set(normalise(path), secret),
+    behave: (path, ...pathModes) => void modes.set(normalise(path), [...pathModes]),
+    waitFor: (count, timeoutMs = 5000) =>
+      new Promise<void>((resolve, reject) => {
+        if (deliveries.length >= count) return resolve();
+        const wake = () => {
+          if (deliveries.length < count) return;
+          waiters.delete(wake);
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(wake);
+          reject(new Error(`the receiver got ${deliveries.length} deliveries, not ${count}, within ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiters.add(wake);
+      }),
+    clear: () => {
+      deliveries.length = 0;
+      secrets.clear();
+      modes.clear();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
