@@ -121,6 +121,7 @@ export interface ClaimedDelivery {
   subscriptionId: string;
   url: string;
   secretCiphertext: string;
+  /** the subscription is active and its account active on a plan with webhooks: else nothing is sent */
   subscriptionActive: boolean;
 }
 
@@ -134,6 +135,7 @@ export async function claimDueDeliveries(
   now: Date,
   leasedUntil: Date,
   limit: number,
+  plans: PlansWithWebhooks,
 ): Promise<ClaimedDelivery[]> {
   const result = await sql<{
     id: string;
@@ -154,9 +156,10 @@ export async function claimDueDeliveries(
       for update skip locked
     )
     update webhook_deliveries d set leased_until = ${leasedUntil}
-    from due, webhook_subscriptions s
-    where d.id = due.id and s.id = d.subscription_id
-    returning d.id, d.event, d.payload, d.attempts, d.created_at, d.subscription_id, s.url, s.secret_ciphertext, s.is_active`.execute(db);
+    from due, webhook_subscriptions s, accounts a
+    where d.id = due.id and s.id = d.subscription_id and a.id = s.account_id
+    returning d.id, d.event, d.payload, d.attempts, d.created_at, d.subscription_id, s.url, s.secret_ciphertext,
+      s.is_active and a.status = 'active' and a.plan in (${sql.join(plans)}) as is_active`.execute(db);
   return result.rows.map((r) => ({
     id: r.id,
     event: r.event,

@@ -4,6 +4,7 @@
 import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import { abandonDelivery, claimDueDeliveries, recordAttempts, type AttemptRecord, type ClaimedDelivery } from '../db/webhooks.js';
+import { PLANS_WITH_WEBHOOKS } from '../domain/plans.js';
 import type { Services } from '../schema/context.js';
 import { signedDelivery } from '../webhooks/sign.js';
 
@@ -100,7 +101,7 @@ export class DeliveryWorker {
       }
       const now = this.services.clock();
       const room = this.concurrency * 2 - inFlight.size;
-      const claimed = await claimDueDeliveries(this.services.db, now, new Date(now.getTime() + this.leaseMs), room);
+      const claimed = await claimDueDeliveries(this.services.db, now, new Date(now.getTime() + this.leaseMs), room, PLANS_WITH_WEBHOOKS);
       if (claimed.length === 0) break;
       attempted += claimed.length;
       for (const delivery of claimed) {

@@ -179,6 +179,30 @@ describe.skipIf(!OPENSSL_AVAILABLE)('delivery retries and subscription health', 
     expectInstant(healthy.lastSuccessAt, evening('2026-05-15'));
   });
 
+  it.each([
+    ['suspended', 'mutation($e: EmailAddress!) { setAccountStatus(email: $e, status: suspended) { status } }'],
+    ['moved to Starter', 'mutation($e: EmailAddress!) { setAccountPlan(email: $e, plan: starter) { plan } }'],
+  ])('a pending retry of an account %s meanwhile is abandoned unsent', async (_what, change) => {
+    const { app, key, subscribe, publish, delivery, runAt } = await setUp('2026-05-12');
+    await subscribe('/later');
+    receiver.behave('/later', { status: 500 });
+    await publish('2026-05-13');
+    const t0 = evening('2026-05-13');
+    expect(await runAt(t0)).toBe(1);
+
+    const { email } = await app.db
+      .selectFrom('accounts')
+      .innerJoin('api_keys', 'api_keys.account_id', 'accounts.id')
+      .select('accounts.email')
+      .where('api_keys.prefix', '=', key.split('_')[0]!)
+      .executeTakeFirstOrThrow();
+    const changed = await app.operator(change, { e: email });
+    expect(changed.errors).toBeUndefined();
+
+    expect(await runAt(plus(t0, OFFSETS_MS[1]!))).toBe(0);
+    expect(await delivery('2026-05-13')).toMatchObject({ state: 'abandoned', attempts: 1 });
+  });
+
   it('a success after failures resets failureCount to 0 and sets lastSuccessAt', async () => {
     const { subscribe, publish, health, delivery, runAt } = await setUp('2026-05-12');
     const id = await subscribe('/flaky');

@@ -4,6 +4,7 @@
 // refused at delivery time (private targets not allowed here): nothing leaves this machine.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { claimDueDeliveries } from '../../src/db/webhooks.js';
+import { PLANS_WITH_WEBHOOKS } from '../../src/domain/plans.js';
 import type { RbaDay } from '../../src/rba/index.js';
 import type { Resolver } from '../../src/webhooks/target.js';
 import { startTestApp, type TestApp } from '../support/app.js';
@@ -50,7 +51,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('lease takeover and delivery-time SSRF check
 
     // Another process claims it for a minute, then dies without recording anything.
     const leaseUntil = new Date(plus(T0, 60_000));
-    const claimed = await claimDueDeliveries(t.db, new Date(T0), leaseUntil, 10);
+    const claimed = await claimDueDeliveries(t.db, new Date(T0), leaseUntil, 10, PLANS_WITH_WEBHOOKS);
     expect(claimed).toHaveLength(1);
     const deliveryId = claimed[0]!.id;
 
@@ -70,7 +71,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('lease takeover and delivery-time SSRF check
     expect(row).toEqual({ id: deliveryId, state: 'delivered', attempts: 1, leased_until: null });
 
     // once delivered it is never claimed again
-    expect(await claimDueDeliveries(t.db, new Date(plus(T0, 86_400_000)), new Date(plus(T0, 86_460_000)), 10)).toEqual([]);
+    expect(await claimDueDeliveries(t.db, new Date(plus(T0, 86_400_000)), new Date(plus(T0, 86_460_000)), 10, PLANS_WITH_WEBHOOKS)).toEqual([]);
   });
 
   it('a name re-pointed at 127.0.0.1 after creation is refused at the delivery attempt; the receiver sees nothing', async () => {

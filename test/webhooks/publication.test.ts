@@ -167,6 +167,20 @@ describe('publication: what is not one', () => {
     expect(await countOf(app, 'publications')).toBe(1);
   });
 
+  it('the same new day imported twice at once publishes once (on Postgres the two run concurrently)', async () => {
+    const app = await start();
+    const { key } = await account(app, 'professional');
+    await subscribe(app, key, '/race-1');
+    await subscribe(app, key, '/race-2');
+    await app.importTable(table(day('2026-05-12')));
+    await app.db.deleteFrom('webhook_deliveries').execute();
+
+    const results = await Promise.all([app.importTable(table(day('2026-05-13'))), app.importTable(table(day('2026-05-13')))]);
+    expect(results.map((r) => r.published).sort()).toEqual(['2026-05-13', null].sort());
+    expect(results.map((r) => r.deliveries).sort()).toEqual([0, 2]);
+    expect(await countOf(app, 'webhook_deliveries')).toBe(2);
+  });
+
   it('a batch bringing three new days (and an older one) publishes only the newest, once per subscription', async () => {
     const app = await start();
     const { key } = await account(app, 'business');
