@@ -10,16 +10,20 @@ export interface Goal {
 
 const pct = (m: Measurement, base: Measurement) => (base.reqPerSec > 0 ? (100 * m.reqPerSec) / base.reqPerSec : 0);
 
-export const GOALS: Goal[] = [
-  {
-    description: 'keyed /latest >= 25% of bare req/s, with p99 < 20 ms',
-    needs: ['/latest (keyed)'],
-    met: (get, base) => {
-      const m = get('/latest (keyed)');
-      const share = pct(m, base);
-      return { met: share >= 25 && m.p99 < 20, actual: `${share.toFixed(1)}% of bare, p99 ${m.p99} ms` };
-    },
+/** Keyed /latest at `percent` of the bare server's req/s (the rates core asks 25%, exact quotas 35%). */
+const latestShare = (percent: number): Goal => ({
+  description: `keyed /latest >= ${percent}% of bare req/s, with p99 < 20 ms`,
+  needs: ['/latest (keyed)'],
+  met: (get, base) => {
+    const m = get('/latest (keyed)');
+    const share = pct(m, base);
+    return { met: share >= percent && m.p99 < 20, actual: `${share.toFixed(1)}% of bare, p99 ${m.p99} ms` };
   },
+});
+
+export const GOALS: Goal[] = [
+  latestShare(25),
+  latestShare(35),
   {
     description: 'keyed /timeseries (365 days, all codes) p50 < 20 ms',
     needs: ['/timeseries 365d (keyed)'],

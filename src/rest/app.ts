@@ -15,6 +15,7 @@ import type { RequestLimits } from './limits.js';
 import type { UsageRecorder } from './usage.js';
 import { statusOf } from './error-status.js';
 import { stringify, type Json } from './json.js';
+import { ResponseCache, type CachedAnswer } from './response-cache.js';
 import { createRouter } from './router.js';
 import { routes, type Route, type RouteRequest } from './routes.js';
 
@@ -73,6 +74,8 @@ function allowedMethods(routes: readonly Route[]): string[] {
   return [...methods, 'OPTIONS'];
 }
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** how long identical requests share an answer (the stale flag and "today" move with the clock) */
+const RESPONSE_TTL_MS = 1_000;
 
 /** Parses and validates every route's document once, at start-up; a bad one stops the service. */
 export function prepareDocuments(schema: GraphQLSchema, table: readonly Route[]): Map<Route, DocumentNode> {
@@ -107,6 +110,7 @@ export function createRestApp(options: RestAppOptions) {
   const { schema, services, keys, logger, limits, usage } = options;
   const documents = prepareDocuments(schema, routes);
   const match = createRouter(routes);
+  const responses = new ResponseCache(RESPONSE_TTL_MS, services.clock, () => services.rateCache.generation);
 
   interface Outcome {
     status: number;
@@ -147,12 +151,34 @@ export function createRestApp(options: RestAppOptions) {
     if (!viewer && route.auth === 'account') throw missingAccountKey();
     outcome.route = route;
     outcome.viewer = viewer;
+    const cacheKey = route.cacheable ? `${viewer?.plan ?? '-'} ${url.pathname}${url.search}` : null;
+    const answer = (cacheKey !== null && responses.get(cacheKey)) || (await answerOf(request, route, params, viewer, cacheKey));
+    Object.assign(headers, await limits.admit(route, viewer, peer.client), answer.headers);
+    outcome.status = answer.status;
+    outcome.body = answer.body;
+    if (route.method !== 'GET') return;
+    headers.ETag = answer.etag;
+    if (answer.status === 200 && matchesEtag(request.header('if-none-match'), answer.etag)) {
+      outcome.status = 304;
+      outcome.body = null;
+    }
+  }
+
+  /** Runs the route's operation and shapes its answer; a cacheable success is kept for the next identical request. */
+  async function answerOf(
+    request: RestRequest,
+    route: Route,
+    params: Readonly<Record<string, string>>,
+    viewer: Viewer | null,
+    cacheKey: string | null,
+  ): Promise<CachedAnswer> {
+    const generation = services.rateCache.generation;
     let body: string | null = null;
     if (route.body === 'json') {
       checkJsonContentType(request.header('content-type'));
       body = await request.body(MAX_BODY_BYTES);
     }
-    const routeRequest: RouteRequest = { params, search: url.searchParams, body, viewer, documentationUrl: options.documentationUrl };
+    const routeRequest: RouteRequest = { params, search: request.url.searchParams, body, viewer, documentationUrl: options.documentationUrl };
     const variableValues = route.variables(routeRequest);
 
     const result = await execute({
@@ -164,24 +190,17 @@ export function createRestApp(options: RestAppOptions) {
     if (result.errors?.length) throw result.errors[0];
     const data = result.data as Record<string, any>;
 
-    Object.assign(headers, await limits.admit(route, viewer, peer.client));
     const { body: response, status = 200 } = route.respond(data, routeRequest);
-    headers['Cache-Control'] = route.cacheControl;
+    const headers: Record<string, string> = { 'Cache-Control': route.cacheControl };
     const freshness = data.freshness as { stale: boolean; newestRateDate: string | null } | undefined;
     if (freshness?.stale && freshness.newestRateDate) {
       headers['X-Data-Stale'] = 'true';
       headers['X-RBA-Source-Date'] = freshness.newestRateDate;
     }
     const text = stringify(response);
-    outcome.status = status;
-    outcome.body = text;
-    if (route.method !== 'GET') return;
-    const etag = etagOf(text);
-    headers.ETag = etag;
-    if (status === 200 && matchesEtag(request.header('if-none-match'), etag)) {
-      outcome.status = 304;
-      outcome.body = null;
-    }
+    const answer: CachedAnswer = { status, body: text, etag: route.method === 'GET' ? etagOf(text) : '', headers };
+    if (cacheKey !== null && status === 200) responses.set(cacheKey, answer, generation);
+    return answer;
   }
 
   // Most requests come from a few addresses without forwarding headers: each is parsed once.

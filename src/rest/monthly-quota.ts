@@ -56,7 +56,7 @@ export class MonthlyQuota {
     const period = plan.resets ? this.periodOf(viewer.billingDay, now) : null;
     const limit = plan.monthlyRequests;
     const headers: Record<string, string> = { 'X-RateLimit-Limit-Monthly': String(limit) };
-    if (period) headers['X-RateLimit-Reset'] = period.resetsAt.toISOString();
+    if (period) headers['X-RateLimit-Reset'] = period.resetsAtText;
 
     const count = await this.unit(viewer.accountId, period?.start ?? LIFETIME_PERIOD, limit);
     if (count === null) {
@@ -73,14 +73,15 @@ export class MonthlyQuota {
     return headers;
   }
 
-  private readonly periods = new Map<number, { period: BillingPeriod; from: number; until: number }>();
+  private readonly periods = new Map<number, { period: BillingPeriod & { resetsAtText: string }; from: number; until: number }>();
 
   /** billingPeriod, remembered per billing day while it lasts (every request asks). */
-  private periodOf(billingDay: number, now: Date): BillingPeriod {
+  private periodOf(billingDay: number, now: Date): BillingPeriod & { resetsAtText: string } {
     const at = now.getTime();
     const known = this.periods.get(billingDay);
     if (known && at >= known.from && at < known.until) return known.period;
-    const period = billingPeriod(billingDay, now);
+    const period = { ...billingPeriod(billingDay, now), resetsAtText: '' };
+    period.resetsAtText = period.resetsAt.toISOString();
     this.periods.set(billingDay, { period, from: Date.parse(`${period.start}T00:00:00Z`), until: period.resetsAt.getTime() });
     return period;
   }

@@ -3,8 +3,10 @@ import type { Route } from './routes.js';
 export interface RouteMatch {
   /** every route on the matched path, one per method */
   routes: readonly Route[];
-  params: Record<string, string>;
+  params: Readonly<Record<string, string>>;
 }
+
+const MAX_KNOWN_PATHS = 10_000;
 
 const segmentsOf = (path: string) => path.split('/').filter((s) => s !== '');
 
@@ -17,7 +19,18 @@ export function createRouter(table: readonly Route[]): (pathname: string) => Rou
     else paths.set(route.path, [route]);
   }
   const compiled = [...paths.values()].map((routes) => ({ routes, first: routes[0]!, segments: segmentsOf(routes[0]!.path) }));
+  // Most requests repeat a few paths: each is matched once (a match is never changed by callers).
+  const known = new Map<string, RouteMatch | null>();
   return (pathname) => {
+    let found = known.get(pathname);
+    if (found === undefined) {
+      if (known.size >= MAX_KNOWN_PATHS) known.clear();
+      known.set(pathname, (found = matchPath(pathname)));
+    }
+    return found;
+  };
+
+  function matchPath(pathname: string): RouteMatch | null {
     let parts: string[];
     try {
       parts = segmentsOf(pathname).map(decodeURIComponent);
@@ -38,5 +51,5 @@ export function createRouter(table: readonly Route[]): (pathname: string) => Rou
       if (matches) return { routes, params };
     }
     return null;
-  };
+  }
 }

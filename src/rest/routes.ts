@@ -9,7 +9,7 @@ import { JsonFields } from './body.js';
 import { QueryParams, checkBase, parseAmount, parseCode, parseCodeList, parseDate } from './params.js';
 
 export interface RouteRequest {
-  params: Record<string, string>;
+  params: Readonly<Record<string, string>>;
   search: URLSearchParams;
   /** the raw request body of a route that takes one (`body: 'json'`), else null */
   body: string | null;
@@ -33,6 +33,8 @@ export interface Route<Data = any> {
   auth: 'none' | 'key' | 'optional' | 'account';
   /** a JSON body of at most 16 KiB is read before the variables are mapped */
   body?: 'json';
+  /** the answer depends only on the query, the viewer's plan, the stored rates and the time: identical requests may share it briefly */
+  cacheable?: boolean;
   document: string;
   variables: (req: RouteRequest) => Record<string, unknown>;
   respond: (data: Data, req: RouteRequest) => { body: Json; status?: number };
@@ -83,6 +85,7 @@ export const routes: readonly Route[] = [
   defineRoute<{ version: string }>({
     name: 'Root',
     method: 'GET',
+    cacheable: true,
     path: '/',
     auth: 'none',
     document: 'query Root { version }',
@@ -120,6 +123,7 @@ export const routes: readonly Route[] = [
   defineRoute<{ currencies: { code: string; name: string; symbol: string; country: string }[] }>({
     name: 'Symbols',
     method: 'GET',
+    cacheable: true,
     path: '/symbols',
     auth: 'none',
     document: 'query Symbols { currencies { code name symbol country } }',
@@ -140,6 +144,7 @@ export const routes: readonly Route[] = [
   }>({
     name: 'Convert',
     method: 'GET',
+    cacheable: true,
     path: '/convert',
     auth: 'optional',
     document: `query Convert($from: CurrencyCode!, $to: CurrencyCode!, $amount: Decimal!, $date: LocalDate) {
@@ -174,6 +179,7 @@ export const routes: readonly Route[] = [
   defineRoute<{ latest: DayData }>({
     name: 'Latest',
     method: 'GET',
+    cacheable: true,
     path: '/latest',
     auth: 'key',
     document: `query Latest($codes: [CurrencyCode!]) {
@@ -187,6 +193,7 @@ export const routes: readonly Route[] = [
   defineRoute<{ latest: DayData }>({
     name: 'LatestCurrency',
     method: 'GET',
+    cacheable: true,
     path: '/latest/:currency',
     auth: 'key',
     document: `query LatestCurrency($code: CurrencyCode!) {
@@ -203,6 +210,7 @@ export const routes: readonly Route[] = [
   defineRoute<{ timeSeries: { rates: Record<string, RateValues> } }>({
     name: 'TimeSeries',
     method: 'GET',
+    cacheable: true,
     path: '/timeseries',
     auth: 'key',
     document: `query TimeSeries($start: LocalDate!, $end: LocalDate!, $codes: [CurrencyCode!]) {
@@ -231,6 +239,7 @@ export const routes: readonly Route[] = [
   defineRoute<{ rateDay: DayData }>({
     name: 'RateDay',
     method: 'GET',
+    cacheable: true,
     path: '/:date',
     paramPatterns: { date: DATE_SEGMENT },
     auth: 'key',
@@ -248,6 +257,7 @@ export const routes: readonly Route[] = [
   defineRoute<{ rateDay: DayData }>({
     name: 'RateDayCurrency',
     method: 'GET',
+    cacheable: true,
     path: '/:date/:currency',
     paramPatterns: { date: DATE_SEGMENT },
     auth: 'key',

@@ -15,18 +15,23 @@ export class RateCache {
   private readonly days = new Map<string, RateValues | null>();
   private readonly seriesByRange = new Map<string, Promise<StoredDay[]>>();
   private freshnessPromise: Promise<Freshness> | null = null;
-  private generation = 0;
+  private changes = 0;
+
+  /** Bumped by every change to the stored rates: anything derived under an older value is stale. */
+  get generation(): number {
+    return this.changes;
+  }
 
   constructor(private readonly db: Kysely<Database>) {}
 
   freshness(): Promise<Freshness> {
     if (!this.freshnessPromise) {
-      const generation = this.generation;
+      const generation = this.changes;
       const pending = findFreshness(this.db);
       this.freshnessPromise = pending;
       // A failed read (store down) must not stick: the next request asks the store again.
       pending.catch(() => {
-        if (this.generation === generation && this.freshnessPromise === pending) this.freshnessPromise = null;
+        if (this.changes === generation && this.freshnessPromise === pending) this.freshnessPromise = null;
       });
     }
     return this.freshnessPromise;
@@ -40,13 +45,13 @@ export class RateCache {
   async loadDays(dates: readonly string[]): Promise<(RateValues | null)[]> {
     const missing = dates.filter((d) => !this.days.has(d));
     if (missing.length > 0) {
-      const generation = this.generation;
+      const generation = this.changes;
       const found = await findDays(this.db, missing);
       // Served values are the shortest exact text ('61.40' is 61.4), in the order of the code list:
       // normalised once, here.
       for (const [date, rates] of found) found.set(date, canonicalRates(rates));
       // A load that raced an import may hold pre-import values: use them for this request only.
-      if (generation !== this.generation) return dates.map((d) => found.get(d) ?? this.days.get(d) ?? null);
+      if (generation !== this.changes) return dates.map((d) => found.get(d) ?? this.days.get(d) ?? null);
       if (this.days.size + missing.length > MAX_CACHED_DAYS) this.days.clear();
       for (const d of missing) this.days.set(d, found.get(d) ?? null);
     }
@@ -71,7 +76,7 @@ export class RateCache {
   }
 
   invalidate(): void {
-    this.generation++;
+    this.changes++;
     this.days.clear();
     this.seriesByRange.clear();
     this.freshnessPromise = null;

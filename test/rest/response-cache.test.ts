@@ -1,0 +1,60 @@
+// Identical requests share an answer for a second (src/rest/response-cache.ts). What must still
+// differ per request, and what must never be served from an older answer: a new publication, the
+// viewer's plan, the clock (staleness), free mode, and the per-request headers and quota.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { expectError } from '../support/expect.js';
+import { syntheticDay, table } from '../support/rates.js';
+
+describe('answers shared between identical requests', () => {
+  let t: TestApp;
+  let business: string;
+  let starter: string;
+  beforeAll(async () => {
+    t = await startTestApp({ now: '2026-05-12T03:00:00Z' }); // 13:00 Sydney, before the 12th's publication
+    await t.importTable(table([syntheticDay('2026-03-02'), syntheticDay('2026-05-08'), syntheticDay('2026-05-11')]));
+    business = await t.createKey('business');
+    starter = await t.createKey('starter');
+  });
+  afterAll(() => t.close());
+
+  it('a publication is served at once, not the answer kept from before it', async () => {
+    expect((await t.json('/latest', { key: business })).body.date).toBe('2026-05-11');
+    await t.importTable(table([syntheticDay('2026-05-12')])); // the clock has not moved
+
+    expect((await t.json('/latest', { key: business })).body.date).toBe('2026-05-12');
+  });
+
+  it("the viewer's plan is part of the answer: the same dated path is 200 on Business and 403 on Starter, in either order", async () => {
+    expect((await t.json('/2026-03-02', { key: business })).status).toBe(200);
+    expectError(await t.json('/2026-03-02', { key: starter }), 403, 'plan_restricted');
+    expectError(await t.json('/2026-03-02?', { key: starter }), 403, 'plan_restricted');
+    expect((await t.json('/2026-03-02?', { key: business })).status).toBe(200);
+  });
+
+  it('free mode and keyed /convert do not share an answer', async () => {
+    const free = await t.json('/convert?from=USD&to=EUR&amount=10');
+    expect(free.body.free).toBe(true);
+    const keyed = await t.json('/convert?from=USD&to=EUR&amount=10', { key: business });
+    expect(keyed.status).toBe(200);
+    expect(keyed.body.free).toBeUndefined();
+  });
+
+  it('request ids and the quota stay per request', async () => {
+    const first = await t.json('/latest?symbols=USD', { key: business });
+    const second = await t.json('/latest?symbols=USD', { key: business });
+    expect(second.body).toEqual(first.body);
+    expect(second.headers.get('etag')).toBe(first.headers.get('etag'));
+    expect(second.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+    expect(Number(second.headers.get('x-ratelimit-remaining-monthly'))).toBe(Number(first.headers.get('x-ratelimit-remaining-monthly')) - 1);
+  });
+
+  it('the clock moves the answer on: days later the same request says the data is stale', async () => {
+    const fresh = await t.json('/latest', { key: business });
+    expect(fresh.headers.get('x-data-stale')).toBeNull();
+    t.setNow('2026-05-15T03:00:00Z'); // the 13th and 14th were due and never came
+    const later = await t.json('/latest', { key: business });
+    expect(later.headers.get('x-data-stale')).toBe('true');
+    expect(later.headers.get('x-rba-source-date')).toBe('2026-05-12');
+  });
+});
