@@ -16,7 +16,7 @@ import { insertAccount } from '../src/db/accounts.js';
 import type { WebhookSubscriptionsTable } from '../src/db/database.js';
 import { importRates } from '../src/jobs/import-rates.js';
 import { generateSigningSecret } from '../src/webhooks/secret-box.js';
-import { createCertificate } from './certificate.js';
+import { createCertificate } from '../test/support/certificate.js';
 import { cpuSecondsOf } from './cpu.js';
 import { NOW, fixtureDays } from './fixtures.js';
 import type { ReceiverCommand, ReceiverMessage, ReceiverStats } from './receiver.js';
@@ -132,6 +132,7 @@ export async function benchDeliveries(options: DeliveriesOptions): Promise<boole
   const started = performance.now();
 
   const cert = createCertificate();
+  cert.cleanup(); // the PEM texts are all the bench needs
   const secrets = Array.from({ length: n }, () => generateSigningSecret());
   let receiver: Receiver | null = null;
   let storage: BenchStorage | null = null;

@@ -5,6 +5,7 @@ import { createWebhookSender, type SenderOptions, type WebhookRequest } from '..
 import { resolveWebhookTarget, type Resolver } from '../../src/webhooks/target.js';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { tableResolver } from '../support/dns.js';
 
 const TIMEOUT_MS = 300;
 
@@ -18,10 +19,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('createWebhookSender', () => {
   });
   beforeEach(() => receiver.clear());
 
-  const loopback: Resolver = async (hostname) => {
-    if (hostname === 'receiver.test' || hostname === 'localhost' || hostname === 'other.test') return ['127.0.0.1'];
-    throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-  };
+  const { resolve: loopback } = tableResolver({ 'receiver.test': ['127.0.0.1'], localhost: ['127.0.0.1'], 'other.test': ['127.0.0.1'] });
 
   function sender(overrides: Partial<SenderOptions> = {}, resolve: Resolver = loopback) {
     return createWebhookSender({

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/db/database.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';
+import { tableResolver } from '../support/dns.js';
 
 const PATH = '/api/webhook-subscriptions';
 const PUBLIC_V4 = '93.184.216.34';
@@ -16,14 +17,8 @@ const DNS: Record<string, string[]> = {
   'v6.example.com': [PUBLIC_V6],
   'private.example.com': ['10.1.2.3'],
 };
-/** Every name the service asked about, in order. */
-const asked: string[] = [];
-const resolve = async (host: string): Promise<string[]> => {
-  asked.push(host);
-  const answer = DNS[host];
-  if (answer) return answer;
-  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-};
+/** Every name the service asked about, in order. (`asked`) */
+const { resolve, asked } = tableResolver(DNS);
 
 const SET_PLAN = 'mutation($e: EmailAddress!, $p: Plan!) { setAccountPlan(email: $e, plan: $p) { plan } }';
 const SECRET = /^whsec_[A-Za-z0-9_-]{43}$/;

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/db/database.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';
+import { tableResolver } from '../support/dns.js';
 
 const PATH = '/api/webhook-subscriptions';
 const PUBLIC = '93.184.216.34';
@@ -31,14 +32,8 @@ const DNS: Record<string, string[]> = {
   'metadata.google.internal': [PUBLIC],
   'svc.internal': [PUBLIC],
 };
-/** Every name the service asked about. */
-const asked: string[] = [];
-const resolve = async (host: string): Promise<string[]> => {
-  asked.push(host);
-  const answer = DNS[host];
-  if (answer) return answer;
-  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-};
+/** Every name the service asked about. (`asked`) */
+const { resolve, asked } = tableResolver(DNS);
 
 const SET_STATUS = 'mutation($e: EmailAddress!, $s: AccountStatus!) { setAccountStatus(email: $e, status: $s) { status } }';
 const REVOKE = 'mutation($p: String!) { revokeApiKey(prefix: $p) { id } }';

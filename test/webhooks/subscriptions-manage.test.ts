@@ -7,11 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/db/database.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { expectError, ISO_INSTANT, type JsonResponse } from '../support/expect.js';
+import { tableResolver } from '../support/dns.js';
 
 const PATH = '/api/webhook-subscriptions';
-const DNS: Record<string, string[]> = { 'hooks.example.com': ['93.184.216.34'] };
-const resolve = async (host: string): Promise<string[]> =>
-  DNS[host] ?? Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }));
+const { resolve } = tableResolver({ 'hooks.example.com': ['93.184.216.34'] });
 
 const SET_PLAN = 'mutation($e: EmailAddress!, $p: Plan!) { setAccountPlan(email: $e, plan: $p) { plan } }';
 const LIST_FIELDS = ['createdAt', 'currencies', 'description', 'failureCount', 'id', 'isActive', 'lastSuccessAt', 'url'];

@@ -10,6 +10,7 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { expectError, UUID } from '../support/expect.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { tableResolver } from '../support/dns.js';
 
 const PATH = '/api/webhook-subscriptions';
 const SET_PLAN = 'mutation($e: EmailAddress!, $p: Plan!) { setAccountPlan(email: $e, plan: $p) { plan } }';
@@ -22,8 +23,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the test delivery', () => {
   let receiver: WebhookReceiver;
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
-    const resolve = async (host: string): Promise<string[]> =>
-      host === 'receiver.test' ? ['127.0.0.1'] : Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }));
+    const { resolve } = tableResolver({ 'receiver.test': ['127.0.0.1'] });
     t = await startTestApp({
       config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
       webhookNetwork: { ca: [receiver.ca], resolve, timeoutMs: TIMEOUT_MS },

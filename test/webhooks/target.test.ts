@@ -3,19 +3,14 @@
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../src/errors.js';
 import { isPublicAddress, parseWebhookUrl, resolveWebhookTarget, type Resolver, type TargetPolicy } from '../../src/webhooks/target.js';
+import { tableResolver } from '../support/dns.js';
 
 const PUBLIC = '93.184.216.34';
 
 function policy(resolve: Resolver, allowPrivate = false, resolveTimeoutMs = 1000): TargetPolicy {
   return { allowPrivate, resolve, resolveTimeoutMs };
 }
-const answering =
-  (answers: Record<string, string[]>): Resolver =>
-  async (hostname) => {
-    const found = answers[hostname];
-    if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-    return found;
-  };
+const answering = (answers: Record<string, string[]>): Resolver => tableResolver(answers).resolve;
 const noResolver: Resolver = async (hostname) => {
   throw new Error(`the resolver must not be asked (asked for ${hostname})`);
 };
