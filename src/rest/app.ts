@@ -136,9 +136,13 @@ export function createRestApp(options: RestAppOptions) {
     const found = match(url.pathname);
     if (!found) throw new NotFoundError(`Unknown endpoint ${url.pathname}; see the documentation for the endpoints`);
     const { routes: candidates, params } = found;
+    // D25: CORS on data endpoints only; the account's own endpoints (webhooks) are not for browsers.
+    const dataEndpoint = candidates.every((r) => r.auth !== 'account');
+    if (!dataEndpoint) for (const name of Object.keys(CORS_HEADERS)) delete headers[name];
     if (request.method === 'OPTIONS') {
       const allow = allowedMethods(candidates).join(', ');
-      Object.assign(headers, PREFLIGHT_HEADERS, { Allow: allow, 'Access-Control-Allow-Methods': allow });
+      if (dataEndpoint) Object.assign(headers, PREFLIGHT_HEADERS, { 'Access-Control-Allow-Methods': allow });
+      headers.Allow = allow;
       outcome.status = 204;
       return;
     }

@@ -160,6 +160,19 @@ describe('GET /api/webhook-subscriptions', () => {
     expect((await list(key)).headers.get('cache-control')).toBe('no-store');
   });
 
+  it('carries no CORS headers, and its preflight none either (D25: CORS on data endpoints only)', async () => {
+    const { key } = await account();
+    const listed = await list(key);
+    expect(listed.headers.get('access-control-allow-origin')).toBeNull();
+    const preflight = await t.request(PATH, { method: 'OPTIONS' });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('allow')).toBe('POST, GET, HEAD, OPTIONS');
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+    expect(preflight.headers.get('access-control-allow-methods')).toBeNull();
+    // the data endpoints keep theirs
+    expect((await t.request('/symbols')).headers.get('access-control-allow-origin')).toBe('*');
+  });
+
   it('HEAD answers like GET without a body', async () => {
     const { key } = await account();
     const response = await t.request(PATH, { key, method: 'HEAD' });
