@@ -99,7 +99,7 @@ export function buildApp(deps: AppDependencies) {
     trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY),
   });
   const internal = createInternalApp({ schema, services, operatorToken: deps.operatorToken });
-  const deliveries = new DeliveryWorker(services, logger);
+  const deliveries = new DeliveryWorker(services, logger, { leaseMs: deps.config.WEBHOOK_LEASE_SECONDS * 1000 });
   return {
     services,
     rest,

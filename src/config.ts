@@ -38,6 +38,12 @@ const schema = z.object({
     .optional(),
   /** D34: lets webhooks reach private and loopback addresses; for tests and private deployments only */
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  /**
+   * how long a delivery claimed by a process stays its own; after that (the process died mid-attempt)
+   * another process sends it again with the same id. Longer than one attempt (10 s), so a slow
+   * attempt is never sent twice.
+   */
+  WEBHOOK_LEASE_SECONDS: z.coerce.number().int().min(15).max(3600).default(60),
   /** where the scheduler and `sync` look for new rates: URLs or local file paths */
   RBA_RSS_URL: z.string().min(1).default('https://www.rba.gov.au/rss/rss-cb-exchange-rates.xml'),
   RBA_CSV_URL: z.string().min(1).default('https://www.rba.gov.au/statistics/tables/csv/f11.1-data.csv'),

@@ -20,7 +20,7 @@ const RECORD_DELAY_MS = 100;
 export interface DeliveryWorkerOptions {
   /** attempts in flight at once */
   concurrency?: number;
-  /** how long a claimed delivery stays this process's: well past one attempt's 10 s */
+  /** how long a claimed delivery stays this process's (WEBHOOK_LEASE_SECONDS): well past one attempt's 10 s */
   leaseMs?: number;
   /** how often to look for due retries when nothing wakes the worker */
   pollMs?: number;
