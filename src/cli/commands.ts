@@ -2,7 +2,8 @@
 import { resolve } from 'node:path';
 import { parseRbaFile, RbaFormatError } from '../rba/index.js';
 import { type OperatorClient, OperatorError } from './operator-client.js';
-import { readSource } from '../jobs/read-source.js';
+import { batchOf } from '../jobs/import-rates.js';
+import { isUrl, readSource } from '../jobs/read-source.js';
 
 export interface CommandArgs {
   positionals: string[];
@@ -19,10 +20,12 @@ function option(args: CommandArgs, name: keyof CommandArgs['options']): string {
 
 const ACCOUNT_FIELDS = 'id email plan status';
 
+/** A path as the service (another working directory) and the record need it; a URL as it is. */
+const absolute = (source: string) => (isUrl(source) ? source : resolve(source));
+
 async function importFile(client: OperatorClient, args: CommandArgs) {
   const source = args.positionals[0];
   if (!source) throw new OperatorError('usage: import <path-or-url>');
-  const isUrl = /^https?:\/\//i.test(source);
   let table;
   try {
     table = parseRbaFile(await readSource(source), source);
@@ -30,13 +33,9 @@ async function importFile(client: OperatorClient, args: CommandArgs) {
     if (error instanceof RbaFormatError || (error as NodeJS.ErrnoException).code) throw new OperatorError((error as Error).message);
     throw error;
   }
-  const days = table.days.map((day) => ({
-    date: day.date,
-    rates: Object.entries(day.rates).map(([code, value]) => ({ code, value })),
-  }));
   const { importRates } = await client.run<{ importRates: object }>(
     `mutation Import($input: ImportRatesInput!) { importRates(input: $input) { days inserted updated firstDate lastDate } }`,
-    { input: { source: isUrl ? source : resolve(source), format: table.format, publicationDate: table.publicationDate, days } },
+    { input: batchOf(absolute(source), table) },
   );
   return importRates;
 }
@@ -45,8 +44,7 @@ async function importFile(client: OperatorClient, args: CommandArgs) {
 async function sync(client: OperatorClient, args: CommandArgs) {
   if (args.positionals.length > 1) throw new OperatorError('usage: sync [path-or-url]');
   const source = args.positionals[0];
-  // The service reads the path itself, from its own working directory: pass it absolute.
-  const variables = source ? { source: /^https?:\/\//i.test(source) ? source : resolve(source) } : {};
+  const variables = source ? { source: absolute(source) } : {};
   const { syncRates } = await client.run<{ syncRates: object }>(
     `mutation Sync($source: String) { syncRates(source: $source) { sources days inserted updated published deliveries newestDate } }`,
     variables,

@@ -90,11 +90,9 @@ export interface FreeConvertWindowsTable {
   requests: number;
 }
 
-export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'abandoned'] as const;
-export type DeliveryState = (typeof DELIVERY_STATES)[number];
+export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'abandoned';
 
-export const WEBHOOK_EVENTS = ['rates.published', 'rates.test'] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+export type WebhookEvent = 'rates.published' | 'rates.test';
 
 export interface WebhookSubscriptionsTable {
   /** 32 lower-case hex characters (D26) */

@@ -47,6 +47,12 @@ export async function findFreshness(db: Kysely<Database>): Promise<Freshness> {
   return { newestDate, newestByCode, lastStoredAt: (stored?.last as Date | null | undefined) ?? null };
 }
 
+/** The newest stored rate date, null when nothing is stored. */
+export async function findNewestDate(db: Kysely<Database>): Promise<string | null> {
+  const row = await db.selectFrom('rates').select((eb) => eb.fn.max('date').as('newest')).executeTakeFirst();
+  return (row?.newest as string | null | undefined) ?? null;
+}
+
 /** Newest date on or before `onOrBefore` on which every one of `codes` has a rate. */
 export async function findNewestDateWith(
   db: Kysely<Database>,
@@ -104,7 +110,7 @@ export async function storeDays(trx: Transaction<Database>, input: ImportInput):
   const last = input.days[input.days.length - 1]!.date;
   // Serialises concurrent imports so two of them cannot both insert the same new day.
   await sql`select pg_advisory_xact_lock(hashtext('rates.import'))`.execute(trx);
-  const newestBefore = (await trx.selectFrom('rates').select((eb) => eb.fn.max('date').as('newest')).executeTakeFirst())?.newest ?? null;
+  const newestBefore = await findNewestDate(trx);
   const existingRows = await trx
     .selectFrom('rates')
     .select(['date', 'code', 'value'])

@@ -63,8 +63,6 @@ export type PlansWithWebhooks = readonly Plan[];
 export interface PublishedDay {
   publicationId: number;
   date: string;
-  /** the new day's rates: code → exact decimal text */
-  rates: Record<string, string>;
   recordedAt: Date;
 }
 

@@ -6,7 +6,7 @@ import { DateTime } from 'luxon';
 // never pick up the time zone of the machine this runs on; all date arithmetic
 // below is done in UTC days for the same reason.
 
-const SYDNEY = 'Australia/Sydney';
+export const SYDNEY = 'Australia/Sydney';
 const PUBLICATION_HOUR = 16;
 const MS_PER_DAY = 86_400_000;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -96,6 +96,18 @@ export function nextBusinessDay(date: string): string {
   let candidate = addDays(date, 1);
   while (!isBusinessDay(candidate)) candidate = addDays(candidate, 1);
   return candidate;
+}
+
+export function previousBusinessDay(date: string): string {
+  let candidate = addDays(date, -1);
+  while (!isBusinessDay(candidate)) candidate = addDays(candidate, -1);
+  return candidate;
+}
+
+/** The newest business day whose 16:00 Sydney publication slot is at or before `now`. */
+export function latestDueDate(now: Date): string {
+  const today = sydneyDate(now);
+  return isBusinessDay(today) && publicationSlot(today).getTime() <= now.getTime() ? today : previousBusinessDay(today);
 }
 
 export function publicationSlot(date: string): Date {

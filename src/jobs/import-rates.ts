@@ -4,8 +4,10 @@
 import { storeDays, type ImportSummary, type StoredDay } from '../db/rates.js';
 import { recordPublicationDeliveries } from '../db/webhooks.js';
 import { sydneyDate } from '../domain/calendar.js';
+import { canonicalRates } from '../domain/currencies.js';
 import { PLANS_WITH_WEBHOOKS } from '../domain/plans.js';
 import { BadRequestError } from '../errors.js';
+import type { RbaTable } from '../rba/index.js';
 import type { Services } from '../schema/context.js';
 import { FIRST_DATE } from '../schema/rate-day.js';
 import { deliveryPayload } from '../webhooks/payload.js';
@@ -21,6 +23,16 @@ export interface RatesBatch {
 export interface ImportOutcome extends ImportSummary {
   /** deliveries recorded for the publication (0 when nothing was published) */
   deliveries: number;
+}
+
+/** A parsed RBA file as a batch to store. */
+export function batchOf(source: string, table: RbaTable): RatesBatch {
+  return {
+    source,
+    format: table.format,
+    publicationDate: table.publicationDate,
+    days: table.days.map((day) => ({ date: day.date, rates: Object.entries(day.rates).map(([code, value]) => ({ code, value })) })),
+  };
 }
 
 /** Checks a batch as a whole before anything is stored: one bad day refuses all of it. */
@@ -55,12 +67,12 @@ export async function importRates(services: Services, batch: RatesBatch): Promis
       publicationDate: batch.publicationDate,
       days,
     });
-    const published = summary.publishedDay;
+    const published = summary.publishedDay && { date: summary.publishedDay.date, rates: canonicalRates(summary.publishedDay.rates) };
     const deliveries =
       published && summary.publicationId !== null
         ? await recordPublicationDeliveries(
             trx,
-            { publicationId: summary.publicationId, date: published.date, rates: published.rates, recordedAt: now },
+            { publicationId: summary.publicationId, date: published.date, recordedAt: now },
             PLANS_WITH_WEBHOOKS,
             (id, currencies) => deliveryPayload('rates.published', id, published, currencies),
           )

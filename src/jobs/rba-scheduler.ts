@@ -8,15 +8,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Cron } from 'croner';
 import type { LeaderLock } from '../db/leader-lock.js';
-import { isBusinessDay, publicationSlot, sydneyDate } from '../domain/calendar.js';
+import { findNewestDate } from '../db/rates.js';
+import { isBusinessDay, latestDueDate, publicationSlot, SYDNEY, sydneyDate } from '../domain/calendar.js';
 import type { Services } from '../schema/context.js';
-import { latestDueDate, storedNewestDate, syncRates, type SyncSummary } from './rba-sync.js';
+import { syncRates, type SyncSummary } from './rba-sync.js';
 
-const SYDNEY = 'Australia/Sydney';
 /** The leader lock's name: every process of one deployment must use the same. */
 export const RBA_LEADER_LOCK = 'aud-rates:rba-scheduler';
 /** Polling starts this long before the 16:00 slot (the cron job below fires at 15:55). */
-export const POLL_LEAD_MS = 5 * 60_000;
+const POLL_LEAD_MS = 5 * 60_000;
 /** Weekdays at 15:55 Sydney time; holidays are left out by the calendar, not the pattern. */
 export const POLL_START_PATTERN = '0 55 15 * * 1-5';
 
@@ -147,8 +147,8 @@ export function startRbaScheduler(options: RbaSchedulerOptions): RbaScheduler {
       const day = expectedDay(services.clock());
       outcome.expected = day;
       try {
-        outcome.newestDate = await storedNewestDate(services);
-        if (outcome.newestDate !== null && outcome.newestDate >= day) {
+        outcome.newestDate = await findNewestDate(services.db);
+        if (!pollNeeded(services.clock(), outcome.newestDate)) {
           if (outcome.attempts === 0) logger.debug({ reason, expected: day }, 'rba poll: nothing to fetch, the expected day is stored');
           return { ...outcome, status: outcome.attempts === 0 ? 'current' : 'stored' };
         }
@@ -173,7 +173,7 @@ export function startRbaScheduler(options: RbaSchedulerOptions): RbaScheduler {
       if (delay === null) {
         logger.warn(
           { reason, expected: day, newestDate: outcome.newestDate, attempts: outcome.attempts, ...(lastError ? { err: lastError } : {}) },
-          `gave up waiting for the rates of ${day}; polling resumes at the next slot`,
+          `gave up waiting for the rates of ${day}; polling resumes at the next slot, ${nextPollStart(services.clock()).toISOString()}`,
         );
         return { ...outcome, status: 'gave-up' };
       }

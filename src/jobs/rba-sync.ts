@@ -1,11 +1,12 @@
 // One poll of the RBA: read the day's RSS feed and store it; when the stored days have a gap the
 // feed does not bridge, read the CSV too. Fetching is readSource, parsing the pure parsers in
 // src/rba, storing importRates (which detects the publication and tells every process).
-import { addDays, isBusinessDay, nextBusinessDay, publicationSlot, sydneyDate } from '../domain/calendar.js';
+import { findNewestDate } from '../db/rates.js';
+import { latestDueDate, nextBusinessDay } from '../domain/calendar.js';
 import { DomainError } from '../errors.js';
 import { parseRbaFile, type RbaTable } from '../rba/index.js';
 import type { Services } from '../schema/context.js';
-import { importRates, type ImportOutcome } from './import-rates.js';
+import { batchOf, importRates, type ImportOutcome } from './import-rates.js';
 import { readSource } from './read-source.js';
 
 /** A source that could not be read or parsed (missing file, HTTP error, malformed content). */
@@ -41,19 +42,6 @@ export interface SyncOptions {
 
 const READ_TIMEOUT_MS = 60_000;
 
-/** The newest business day whose 16:00 Sydney publication slot is at or before `now`. */
-export function latestDueDate(now: Date): string {
-  let date = sydneyDate(now);
-  if (!isBusinessDay(date) || publicationSlot(date).getTime() > now.getTime()) date = previousBusinessDay(date);
-  return date;
-}
-
-export function previousBusinessDay(date: string): string {
-  let candidate = addDays(date, -1);
-  while (!isBusinessDay(candidate)) candidate = addDays(candidate, -1);
-  return candidate;
-}
-
 /**
  * Whether the CSV is needed after the feed: something due is missing (the newest stored day before
  * the poll is older than the newest due) and the feed does not reach back to the first business
@@ -64,14 +52,6 @@ export function csvNeeded(input: { storedBefore: string | null; feedOldest: stri
   if (storedBefore === null) return true;
   if (storedBefore >= latestDue) return false;
   return feedOldest === null || feedOldest > nextBusinessDay(storedBefore);
-}
-
-export async function storedNewestDate(services: Services): Promise<string | null> {
-  const row = await services.db
-    .selectFrom('rates')
-    .select((eb) => eb.fn.max('date').as('newest'))
-    .executeTakeFirst();
-  return (row?.newest as string | null | undefined) ?? null;
 }
 
 async function readTable(source: string, options: SyncOptions): Promise<RbaTable> {
@@ -90,28 +70,19 @@ async function readTable(source: string, options: SyncOptions): Promise<RbaTable
   }
 }
 
-function toBatch(source: string, table: RbaTable) {
-  return {
-    source,
-    format: table.format,
-    publicationDate: table.publicationDate,
-    days: table.days.map((day) => ({ date: day.date, rates: Object.entries(day.rates).map(([code, value]) => ({ code, value })) })),
-  };
-}
-
 /** One poll now. Throws RbaSourceError when a source cannot be read or parsed (what was stored before stays). */
 export async function syncRates(services: Services, options: SyncOptions = {}): Promise<SyncSummary> {
   const outcomes: ImportOutcome[] = [];
   const sources: string[] = [];
   const store = async (source: string, table: RbaTable) => {
     sources.push(source);
-    outcomes.push(await importRates(services, toBatch(source, table)));
+    outcomes.push(await importRates(services, batchOf(source, table)));
   };
 
   if (options.source !== undefined) {
     await store(options.source, await readTable(options.source, options));
   } else {
-    const storedBefore = await storedNewestDate(services);
+    const storedBefore = await findNewestDate(services.db);
     const feed = await readTable(services.rbaSources.rss, options);
     await store(services.rbaSources.rss, feed);
     const gap = csvNeeded({ storedBefore, feedOldest: feed.days[0]?.date ?? null, latestDue: latestDueDate(services.clock()) });
@@ -130,6 +101,6 @@ export async function syncRates(services: Services, options: SyncOptions = {}): 
     updated: outcomes.reduce((n, o) => n + o.updated, 0),
     published,
     deliveries: outcomes.reduce((n, o) => n + o.deliveries, 0),
-    newestDate: await storedNewestDate(services),
+    newestDate: await findNewestDate(services.db),
   };
 }

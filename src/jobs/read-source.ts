@@ -44,9 +44,11 @@ export interface ReadOptions {
   progress?: boolean;
 }
 
+export const isUrl = (source: string): boolean => /^https?:\/\//i.test(source);
+
 export async function readSource(source: string, options: ReadOptions = {}): Promise<Uint8Array> {
   const { signal, progress = true } = options;
-  if (/^https?:\/\//i.test(source)) {
+  if (isUrl(source)) {
     const response = await fetch(source, { headers: { 'User-Agent': 'aud-rates importer' }, ...(signal ? { signal } : {}) });
     if (!response.ok || !response.body) {
       await response.body?.cancel().catch(() => {});

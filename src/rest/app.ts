@@ -62,7 +62,6 @@ const CORS_HEADERS = {
     'ETag, Retry-After, X-Request-Id, X-Data-Stale, X-RBA-Source-Date, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Window, X-RateLimit-Reset, X-RateLimit-Limit-Monthly, X-RateLimit-Remaining-Monthly',
 };
 const PREFLIGHT_HEADERS = {
-  ...CORS_HEADERS,
   'Access-Control-Allow-Headers': 'Authorization, Content-Type, If-None-Match',
   'Access-Control-Max-Age': '86400',
 };
@@ -117,6 +116,8 @@ export function createRestApp(options: RestAppOptions) {
     body: string | null;
     route?: Route;
     viewer?: Viewer | null;
+    /** false on the account's own endpoints: D25 keeps CORS to the data endpoints */
+    cors: boolean;
   }
 
   /** D20: TLS on the socket, or a trusted proxy saying https; plain HTTP only from this machine. */
@@ -136,12 +137,10 @@ export function createRestApp(options: RestAppOptions) {
     const found = match(url.pathname);
     if (!found) throw new NotFoundError(`Unknown endpoint ${url.pathname}; see the documentation for the endpoints`);
     const { routes: candidates, params } = found;
-    // D25: CORS on data endpoints only; the account's own endpoints (webhooks) are not for browsers.
-    const dataEndpoint = candidates.every((r) => r.auth !== 'account');
-    if (!dataEndpoint) for (const name of Object.keys(CORS_HEADERS)) delete headers[name];
+    outcome.cors = candidates.every((r) => r.auth !== 'account');
     if (request.method === 'OPTIONS') {
       const allow = allowedMethods(candidates).join(', ');
-      if (dataEndpoint) Object.assign(headers, PREFLIGHT_HEADERS, { 'Access-Control-Allow-Methods': allow });
+      if (outcome.cors) Object.assign(headers, PREFLIGHT_HEADERS, { 'Access-Control-Allow-Methods': allow });
       headers.Allow = allow;
       outcome.status = 204;
       return;
@@ -224,8 +223,8 @@ export function createRestApp(options: RestAppOptions) {
   async function serve(request: RestRequest): Promise<RestResponse> {
     const clientId = request.header('x-request-id');
     const requestId = clientId && SAFE_REQUEST_ID.test(clientId) ? clientId : randomUUID();
-    const headers: Record<string, string> = { 'X-Request-Id': requestId, ...CORS_HEADERS };
-    const outcome: Outcome = { status: 500, body: null };
+    const headers: Record<string, string> = { 'X-Request-Id': requestId };
+    const outcome: Outcome = { status: 500, body: null, cors: true };
     try {
       const peer = peerOf(request);
       checkHttps(request, peer, request.socket?.encrypted === true);
@@ -234,6 +233,7 @@ export function createRestApp(options: RestAppOptions) {
       Object.assign(outcome, failure(error, requestId, headers));
     }
     if (outcome.viewer && outcome.route) usage.record(outcome.viewer, outcome.route.name, outcome.status);
+    if (outcome.cors) Object.assign(headers, CORS_HEADERS);
     if (outcome.body !== null) headers['Content-Type'] = 'application/json; charset=utf-8';
     return { status: outcome.status, headers, body: request.method === 'HEAD' ? null : outcome.body };
   }

@@ -34,11 +34,13 @@ function requireViewer(ctx: Context): Viewer {
   return ctx.viewer;
 }
 
+const noSuchSubscription = (id: string) => new NotFoundError(`No webhook subscription ${id}`);
+
 /** The viewer's subscription; another account's and an unknown id look the same (404). */
 async function ownSubscription(ctx: Context, id: string): Promise<WebhookSubscription> {
   const viewer = requireViewer(ctx);
   const subscription = SUBSCRIPTION_ID.test(id) ? await findSubscription(ctx.services.db, viewer.accountId, id) : undefined;
-  if (!subscription) throw new NotFoundError(`No webhook subscription ${id}`);
+  if (!subscription) throw noSuchSubscription(id);
   return subscription;
 }
 
@@ -166,11 +168,10 @@ builder.mutationFields((t) => ({
     description: 'Removes one of the viewer\'s subscriptions and its pending deliveries; returns its id',
     args: { id: t.arg.string({ required: true }) },
     resolve: async (_root, { id }, ctx) => {
-      const subscription = await ownSubscription(ctx, id);
-      if (!(await deleteSubscription(ctx.services.db, subscription.account_id, subscription.id))) {
-        throw new NotFoundError(`No webhook subscription ${id}`);
-      }
-      return subscription.id;
+      const viewer = requireViewer(ctx);
+      // One statement, limited to the viewer's own: another account's id is simply not found.
+      if (!SUBSCRIPTION_ID.test(id) || !(await deleteSubscription(ctx.services.db, viewer.accountId, id))) throw noSuchSubscription(id);
+      return id;
     },
   }),
   setWebhookSubscriptionActive: t.field({
@@ -178,10 +179,10 @@ builder.mutationFields((t) => ({
     description: 'Re-activates a subscription, resetting its failure count (D28), or deactivates it',
     args: { id: t.arg.string({ required: true }), isActive: t.arg.boolean({ required: true }) },
     resolve: async (_root, { id, isActive }, ctx) => {
-      if (isActive) checkWebhooksAvailable(requireViewer(ctx).plan); // D11: plan (403) before data (404)
-      const subscription = await ownSubscription(ctx, id);
-      const updated = await setSubscriptionActive(ctx.services.db, subscription.account_id, subscription.id, isActive);
-      if (!updated) throw new NotFoundError(`No webhook subscription ${id}`);
+      const viewer = requireViewer(ctx);
+      if (isActive) checkWebhooksAvailable(viewer.plan); // D11: plan (403) before data (404)
+      const updated = SUBSCRIPTION_ID.test(id) ? await setSubscriptionActive(ctx.services.db, viewer.accountId, id, isActive) : undefined;
+      if (!updated) throw noSuchSubscription(id);
       return updated;
     },
   }),

@@ -2,17 +2,16 @@
 // limited to the subscription's currencies and written exactly as the REST API writes them.
 import type { WebhookEvent } from '../db/database.js';
 import { unixTimestampOfDate } from '../domain/calendar.js';
-import { canonicalRates } from '../domain/currencies.js';
 import { ratesJson, stringify } from '../rest/json.js';
 
+/** `day.rates` as served (canonicalRates): the payload writes them as they are. */
 export function deliveryPayload(
   event: WebhookEvent,
   deliveryId: string,
   day: { date: string; rates: Record<string, string> },
   currencies: readonly string[] | null,
 ): string {
-  const all = canonicalRates(day.rates);
-  const rates = currencies === null ? all : pick(all, currencies);
+  const rates = currencies === null ? day.rates : pick(day.rates, currencies);
   return stringify({
     event,
     date: day.date,

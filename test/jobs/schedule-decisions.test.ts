@@ -11,7 +11,8 @@ import {
   pollDeadline,
   pollNeeded,
 } from '../../src/jobs/rba-scheduler.js';
-import { csvNeeded, latestDueDate } from '../../src/jobs/rba-sync.js';
+import { latestDueDate } from '../../src/domain/calendar.js';
+import { csvNeeded } from '../../src/jobs/rba-sync.js';
 
 const at = (iso: string) => new Date(iso);
 const MINUTE = 60_000;
