@@ -56,6 +56,11 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the service serving TLS itself', () => {
     certificate?.cleanup();
   });
 
+  it('without WEBHOOK_ALLOW_PRIVATE_TARGETS, its log claims no private webhook targets (D34)', () => {
+    expect(service.output()).toContain('listening on');
+    expect(service.output()).not.toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS is on');
+  });
+
   it('service.json names an https publicUrl', () => {
     const file = JSON.parse(readFileSync(join(store.dataDir, 'service.json'), 'utf8'));
     expect(file.publicUrl).toMatch(/^https:\/\/[^/]+:\d+$/);

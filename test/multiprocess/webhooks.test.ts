@@ -54,6 +54,10 @@ describe.skipIf(!process.env.DATABASE_URL)('webhooks with two service processes 
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
+  it('each process says at start-up that private targets are allowed (D34)', () => {
+    for (const service of services) expect(service.output()).toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS is on');
+  });
+
   it('exactly one of the two processes holds the scheduler lock', async () => {
     const held = await store.withDb(async (db) => {
       const { rows } = await sql<{ pid: number }>`
