@@ -15,7 +15,9 @@ import { findRunningService, loadOperatorToken, removeServiceFile, writeServiceF
 
 function listen(server: Server, port: number, host: string, scheme = 'http'): Promise<string> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new ConfigError(`${host}:${port} is already in use: stop what listens there or set another port (PORT, INTERNAL_PORT)`) : error),
+    );
     server.listen(port, host, () => {
       const { address, port: bound } = server.address() as AddressInfo;
       resolve(`${scheme}://${address.includes(':') ? `[${address}]` : address}:${bound}`);

@@ -26,11 +26,17 @@ const absolute = (source: string) => (isUrl(source) ? source : resolve(source));
 async function importFile(client: OperatorClient, args: CommandArgs) {
   const source = args.positionals[0];
   if (!source) throw new OperatorError('usage: import <path-or-url>');
+  let bytes;
+  try {
+    bytes = await readSource(source);
+  } catch (error) {
+    throw new OperatorError(`Cannot read ${source}: ${(error as Error).message}`);
+  }
   let table;
   try {
-    table = parseRbaFile(await readSource(source), source);
+    table = parseRbaFile(bytes, source);
   } catch (error) {
-    if (error instanceof RbaFormatError || (error as NodeJS.ErrnoException).code) throw new OperatorError((error as Error).message);
+    if (error instanceof RbaFormatError) throw new OperatorError(error.message);
     throw error;
   }
   const { importRates } = await client.run<{ importRates: object }>(

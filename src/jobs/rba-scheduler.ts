@@ -11,7 +11,7 @@ import type { LeaderLock } from '../db/leader-lock.js';
 import { findNewestDate } from '../db/rates.js';
 import { isBusinessDay, latestDueDate, publicationSlot, SYDNEY, sydneyDate } from '../domain/calendar.js';
 import type { Services } from '../schema/context.js';
-import { syncRates, type SyncSummary } from './rba-sync.js';
+import { RbaSourceError, syncRates, type SyncSummary } from './rba-sync.js';
 
 /** The leader lock's name: every process of one deployment must use the same. */
 export const RBA_LEADER_LOCK = 'aud-rates:rba-scheduler';
@@ -167,7 +167,9 @@ export function startRbaScheduler(options: RbaSchedulerOptions): RbaScheduler {
         if (stopped || signal.aborted) continue;
         lastError = error;
         report(error);
-        logger.warn({ reason, attempt: outcome.attempts, expected: day, err: error }, 'rba poll failed');
+        // A source that cannot be read is expected (the RBA late, no network): its message says it all.
+        const detail = error instanceof RbaSourceError ? { error: error.message } : { err: error };
+        logger.warn({ reason, attempt: outcome.attempts, expected: day, ...detail }, 'rba poll failed');
       }
       const delay = nextAttemptDelay(services.clock(), outcome.attempts, pollDeadline(day, startedAt, windowMs), backoff);
       if (delay === null) {

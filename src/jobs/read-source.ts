@@ -49,7 +49,12 @@ export const isUrl = (source: string): boolean => /^https?:\/\//i.test(source);
 export async function readSource(source: string, options: ReadOptions = {}): Promise<Uint8Array> {
   const { signal, progress = true } = options;
   if (isUrl(source)) {
-    const response = await fetch(source, { headers: { 'User-Agent': 'aud-rates importer' }, ...(signal ? { signal } : {}) });
+    const response = await fetch(source, { headers: { 'User-Agent': 'aud-rates importer' }, ...(signal ? { signal } : {}) }).catch((error: unknown) => {
+      if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError') throw error;
+      // fetch says only "fetch failed"; the reason (a name that does not resolve, a refused connection) is its cause
+      const cause = (error as Error).cause as Error | undefined;
+      throw new Error(`GET ${source} failed: ${cause?.message ?? (error as Error).message}`);
+    });
     if (!response.ok || !response.body) {
       await response.body?.cancel().catch(() => {});
       throw new Error(`GET ${source} answered ${response.status} ${response.statusText}`);

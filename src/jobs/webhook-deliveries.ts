@@ -72,6 +72,7 @@ export class DeliveryWorker {
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.runDue()
+        .then((attempted) => attempted > 0 && this.logger.info({ attempted }, 'webhook deliveries attempted'))
         .catch((err: unknown) => this.logger.error({ err }, 'webhook deliveries failed to run'))
         .finally(() => !this.stopped && this.schedule(this.again ? 0 : this.pollMs));
     }, delayMs);
