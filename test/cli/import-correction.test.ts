@@ -6,34 +6,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  accountWithKeyVia,
-  createCliStore,
-  fixturePath,
-  importFixtureVia,
-  runCli,
-  startService,
-  succeeded,
-  type CliStore,
-  type RunningService,
-} from '../support/cli.js';
+import { accountWithKeyVia, fixturePath, importFixtureVia, runCli, serviceOnOwnStore, succeeded } from '../support/cli.js';
 
-let store: CliStore;
-let service: RunningService;
+const { store, service } = serviceOnOwnStore();
 let dir: string;
 let key: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'aud-rates-files-'));
-  store = await createCliStore();
-  service = await startService(store.env);
   await importFixtureVia(service, 'f11.1-data.csv');
   ({ key } = await accountWithKeyVia(service, 'corrections@example.test', 'professional'));
 });
-afterAll(async () => {
-  await service?.stop();
-  await store?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('cli import of a corrected value', () => {
   let corrected: string;

@@ -6,33 +6,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MONTHLY_F11_MESSAGE } from '../../src/rba/table.js';
-import {
-  createCliStore,
-  fixturePath,
-  importFixtureVia,
-  oneJson,
-  runCli,
-  startService,
-  type CliStore,
-  type RunningService,
-  type TableCounts,
-} from '../support/cli.js';
+import { fixturePath, importFixtureVia, oneJson, runCli, serviceOnOwnStore, type TableCounts } from '../support/cli.js';
 
-let store: CliStore;
-let service: RunningService;
+const { store, service } = serviceOnOwnStore();
 let dir: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'aud-rates-files-'));
-  store = await createCliStore();
-  service = await startService(store.env);
   // 2023-01-03 … 2025-10-31; f11.1-data.csv adds 2026-01-07 and 2026-05-11.
   await importFixtureVia(service, 'f11.1-data-excel-resaved.csv');
 });
-afterAll(async () => {
-  await service?.stop();
-  await store?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A copy of f11.1-data.csv (BOM, LF) with line `n` (1-based) edited. */
 function brokenCopy(name: string, n: number, edit: (line: string) => string): string {

@@ -1,27 +1,12 @@
 // Refused operator commands (D33): each exits non-zero and prints exactly one JSON object,
 // `{"error": "..."}`, on stdout, and changes nothing. The CLI runs as a real child process
 // against a running service.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createAccountVia,
-  createCliStore,
-  oneJson,
-  runCli,
-  startService,
-  type CliStore,
-  type RunningService,
-} from '../support/cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createAccountVia, oneJson, runCli, serviceOnOwnStore } from '../support/cli.js';
 
-let store: CliStore;
-let service: RunningService;
+const { store, service } = serviceOnOwnStore();
 beforeAll(async () => {
-  store = await createCliStore();
-  service = await startService(store.env);
   await createAccountVia(service, 'taken@example.test', 'starter', 1);
-});
-afterAll(async () => {
-  await service?.stop();
-  await store?.close();
 });
 
 /** Runs the command and returns its error text after checking the refusal's shape. */

@@ -3,32 +3,22 @@
 // service), the new one works. Professional holds up to 5 active keys: `cli key create` beyond
 // that is refused (exit 1, one {"error"} naming the limit) and changes nothing; each key is revoked
 // on its own, and a revoked key frees a place. Business and Enterprise hold 10 and 20.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   accountWithKeyVia,
   createAccountVia,
-  createCliStore,
   createKeyVia,
   importFixtureVia,
   oneJson,
   runCli,
-  startService,
+  serviceOnOwnStore,
   succeeded,
   whileKeyInUse,
-  type CliStore,
-  type RunningService,
 } from '../support/cli.js';
 
-let store: CliStore;
-let service: RunningService;
+const { store, service } = serviceOnOwnStore();
 beforeAll(async () => {
-  store = await createCliStore();
-  service = await startService(store.env);
   await importFixtureVia(service, 'f11.1-data.csv');
-});
-afterAll(async () => {
-  await service?.stop();
-  await store?.close();
 });
 
 const statusOf = async (key: string) => (await service.get('/latest?symbols=USD', key)).status;

@@ -1,37 +1,19 @@
 // SPEC 8 rule 1 and D17: `cli account plan` applies at once in the running service and the
 // account's existing keys keep working; the key rules and the history window (D13) follow the new
 // plan.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  accountWithKeyVia,
-  createCliStore,
-  createKeyVia,
-  importFixtureVia,
-  runCli,
-  startService,
-  succeeded,
-  whileKeyInUse,
-  type CliStore,
-  type RunningService,
-} from '../support/cli.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { accountWithKeyVia, createKeyVia, importFixtureVia, runCli, serviceOnOwnStore, succeeded, whileKeyInUse } from '../support/cli.js';
 
 const EMAIL = 'upgrader@example.test';
 // Starter reaches back 30 days (D13); this day is older than that, so only Professional and up may ask.
 const OLD_DAY = '/2026-05-11';
 const LATEST = '/latest?symbols=USD';
 
-let store: CliStore;
-let service: RunningService;
+const { store, service } = serviceOnOwnStore();
 let first: string;
 beforeAll(async () => {
-  store = await createCliStore();
-  service = await startService(store.env);
   await importFixtureVia(service, 'f11.1-data.csv');
   ({ key: first } = await accountWithKeyVia(service, EMAIL, 'starter'));
-});
-afterAll(async () => {
-  await service?.stop();
-  await store?.close();
 });
 
 const statusOf = async (path: string, key: string) => (await service.get(path, key)).status;

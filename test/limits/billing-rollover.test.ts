@@ -1,17 +1,11 @@
 // SPEC 8 rule 1, D17: a paid quota resets on the account's billing day at 00:00 UTC (a billing day
 // past the month's end falls back to the month's last day), driven by the injected clock.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
-import { account, expectMonthly, remainingAfterOne, stored } from './support.js';
+import { account, appForFile, expectMonthly, remainingAfterOne, stored } from './support.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ now: '2026-01-05T03:00:00Z' });
-  await t.importTable(syntheticTable('2025-12-01', '2025-12-05'));
-});
-afterAll(() => t.close());
+const t = appForFile({ now: '2026-01-05T03:00:00Z' }, syntheticTable('2025-12-01', '2025-12-05'));
 
 interface Case {
   name: string;

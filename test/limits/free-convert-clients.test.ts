@@ -2,22 +2,17 @@
 // IPv4-mapped address being the IPv4 client), or, through a configured trusted proxy, the nearest
 // forwarded address that is not a trusted proxy. Only successful keyless requests count; 20
 // simultaneous requests from one client give exactly 3 successes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type RequestOptions, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import type { RequestOptions } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
-import { account } from './support.js';
+import { account, appForFile } from './support.js';
 
 const NOW = '2026-05-12T03:00:00Z';
 const CONVERT = '/convert?from=USD&to=EUR&amount=10';
 const TRUST_PROXY = '10.0.0.0/8, 2001:db8:ffff::/48';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ now: NOW, config: { TRUST_PROXY } });
-  await t.importTable(syntheticTable('2026-05-04', '2026-05-11'));
-});
-afterAll(() => t.close());
+const t = appForFile({ now: NOW, config: { TRUST_PROXY } }, syntheticTable('2026-05-04', '2026-05-11'));
 
 /** A TLS socket from `address` (D20 is satisfied, so only the rate limit is at stake). */
 const from = (address: string, headers: Record<string, string> = {}): RequestOptions => ({ remote: { address, encrypted: true }, headers });

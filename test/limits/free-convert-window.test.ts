@@ -1,20 +1,16 @@
 // SPEC 8 rules 2 and 5, SPEC 7, D19: keyless /convert allows 3 requests per client in a fixed
 // 3600 s window that opens at the client's first counted request; the 4th is 429 "Rate limit
 // exceeded. Try again in N seconds." with Retry-After N, Limit, Remaining 0 and Reset.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type RequestOptions, type TestApp } from '../support/app.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RequestOptions } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
+import { appForFile } from './support.js';
 
 const NOW = '2026-05-12T03:17:23Z';
 const CONVERT = '/convert?from=USD&to=EUR&amount=10';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ now: NOW });
-  await t.importTable(syntheticTable('2026-05-04', '2026-05-11'));
-});
-afterAll(() => t.close());
+const t = appForFile({ now: NOW }, syntheticTable('2026-05-04', '2026-05-11'));
 afterEach(() => t.setNow(NOW));
 
 let clients = 0;

@@ -1,22 +1,19 @@
 // SPEC 5 rule 4, D20: plain HTTP from any address but this machine is 403 `https_required` on every
 // endpoint; a TLS socket, or a trusted proxy saying `X-Forwarded-Proto: https`, is accepted. The
 // peer is the socket address @whatwg-node/server passes in the server context.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type RequestOptions, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RequestOptions } from '../support/app.js';
 import { UUID, expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
-import { account, expectNoRateLimitHeaders, remainingAfterOne } from './support.js';
+import { account, appForFile, expectNoRateLimitHeaders, remainingAfterOne } from './support.js';
 
 const NOW = '2026-05-12T03:00:00Z';
 
-let t: TestApp;
+const t = appForFile({ now: NOW, config: { TRUST_PROXY: '10.0.0.0/8,192.0.2.1,127.0.0.1' } }, syntheticTable('2026-05-04', '2026-05-11'));
 let key: string;
 beforeAll(async () => {
-  t = await startTestApp({ now: NOW, config: { TRUST_PROXY: '10.0.0.0/8,192.0.2.1,127.0.0.1' } });
-  await t.importTable(syntheticTable('2026-05-04', '2026-05-11'));
   ({ key } = await account(t, 'professional', { billingDay: 20 }));
 });
-afterAll(() => t.close());
 
 const PATHS: [string, string][] = [
   ['GET', '/'],

@@ -1,24 +1,14 @@
 // SPEC 7, SPEC 8 rule 1, D11, D12, D16, D17: a used-up monthly quota is 429 `rate_limit_exceeded`
 // stating the quota and that it resets on the next billing cycle, with Retry-After to the reset;
 // 429 comes after every other check; Free's 300 is one-time and never resets.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
-import { account, expectMonthly, secondsBetween, setQuota, stored } from './support.js';
+import { BILLING_DAY, NOW, PERIOD, RESET, account, appForFile, expectMonthly, secondsBetween, setQuota, stored } from './support.js';
 
-const NOW = '2026-05-12T03:00:00Z';
-const BILLING_DAY = 20;
-const PERIOD = '2026-04-20';
-const RESET = '2026-05-20T00:00:00.000Z';
 const SECONDS_TO_RESET = secondsBetween(NOW, RESET); // 7 days 21 hours = 680400
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ now: NOW });
-  await t.importTable(syntheticTable('2026-03-02', '2026-05-11'));
-});
-afterAll(() => t.close());
+const t = appForFile({ now: NOW }, syntheticTable('2026-03-02', '2026-05-11'));
 afterEach(() => t.setNow(NOW));
 
 describe('a paid plan at its monthly quota', () => {

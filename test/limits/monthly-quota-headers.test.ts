@@ -1,25 +1,12 @@
 // SPEC 8 rules 1, 3, 4 and D17, D24, D25: every successful keyed data response carries the monthly
 // quota headers and takes one unit (304 and HEAD included); `/`, `/status`, `/symbols`, OPTIONS and
 // failed requests (400, 401, 403, 404, 405) carry none of them and take nothing.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
-import { MONTHLY, account, expectMonthly, expectNoRateLimitHeaders, remainingAfterOne, setQuota, stored } from './support.js';
+import { BILLING_DAY, MONTHLY, NOW, PERIOD, RESET, account, appForFile, expectMonthly, expectNoRateLimitHeaders, remainingAfterOne, setQuota, stored } from './support.js';
 
-// Tuesday 12 May 2026, 03:00 UTC. With billing day 20 the period began on 2026-04-20 and the next
-// billing date is 2026-05-20 at 00:00 UTC.
-const NOW = '2026-05-12T03:00:00Z';
-const BILLING_DAY = 20;
-const PERIOD = '2026-04-20';
-const RESET = '2026-05-20T00:00:00.000Z';
-
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ now: NOW });
-  await t.importTable(syntheticTable('2026-03-02', '2026-05-11'));
-});
-afterAll(() => t.close());
+const t = appForFile({ now: NOW }, syntheticTable('2026-03-02', '2026-05-11'));
 
 // One successful request per keyed data endpoint (HEAD included).
 const KEYED: [string, string][] = [

@@ -1,12 +1,11 @@
 // D13, SPEC 4.1 and 8: each plan's history and time-series window is a 403 `plan_restricted` whose
 // info names the plan's window and a plan that allows the request; D11 puts 400 before 403 and 403
 // before 404. "Today" is the Sydney date of the injected clock (D6).
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/db/database.js';
-import { startTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
-import { account } from './support.js';
+import { account, appForFile } from './support.js';
 
 // 15:00 UTC on Wednesday 13 May is 01:00 on Thursday 14 May in Sydney (AEST, UTC+10): today is
 // 2026-05-14 although the UTC date is the 13th. Today − 30 = Tue 2026-04-14, today − 31 = Mon 2026-04-13.
@@ -14,16 +13,12 @@ const NOW = '2026-05-13T15:00:00Z';
 const TODAY_MINUS_30 = '2026-04-14';
 const TODAY_MINUS_31 = '2026-04-13';
 
-let t: TestApp;
+// January 2025 for the long ranges of full-history plans, and the ten weeks before today.
+const t = appForFile({ now: NOW }, syntheticTable('2025-01-01', '2025-01-31'), syntheticTable('2026-03-02', '2026-05-13'));
 const keys = {} as Record<Plan, string>;
 beforeAll(async () => {
-  t = await startTestApp({ now: NOW });
-  // January 2025 for the long ranges of full-history plans, and the ten weeks before today.
-  await t.importTable(syntheticTable('2025-01-01', '2025-01-31'));
-  await t.importTable(syntheticTable('2026-03-02', '2026-05-13'));
   for (const plan of ['free', 'starter', 'professional', 'business', 'enterprise'] as const) keys[plan] = (await account(t, plan)).key;
 });
-afterAll(() => t.close());
 
 const get = (plan: Plan, path: string) => t.json(path, { key: keys[plan] });
 const series = (plan: Plan, start: string, end: string) => get(plan, `/timeseries?start_date=${start}&end_date=${end}&symbols=USD`);

@@ -1,22 +1,11 @@
 // D17, SPEC 8 rule 1: the quota belongs to the account. All its keys share one count, and a plan
 // change (operator `setAccountPlan`) applies the new limit at once and keeps the period's count.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
-import { account, anotherKey, expectMonthly, remainingAfterOne, setPlan, stored } from './support.js';
+import { BILLING_DAY, NOW, PERIOD, RESET, account, anotherKey, appForFile, expectMonthly, remainingAfterOne, setPlan, stored } from './support.js';
 
-const NOW = '2026-05-12T03:00:00Z';
-const BILLING_DAY = 20;
-const PERIOD = '2026-04-20';
-const RESET = '2026-05-20T00:00:00.000Z';
-
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ now: NOW });
-  await t.importTable(syntheticTable('2026-05-04', '2026-05-11'));
-});
-afterAll(() => t.close());
+const t = appForFile({ now: NOW }, syntheticTable('2026-05-04', '2026-05-11'));
 
 describe('several keys of one account', () => {
   it('share one count', async () => {

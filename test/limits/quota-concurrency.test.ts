@@ -2,25 +2,17 @@
 // give exactly M successes, each seeing a different Remaining, and the stored count ends at the
 // limit. Also across two app instances on one database (as two processes would be).
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
-import { startTestApp, TEST_WEBHOOK_KEY, type TestApp } from '../support/app.js';
+import { TEST_WEBHOOK_KEY } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
-import { account, anotherKey, stored } from './support.js';
+import { BILLING_DAY, NOW, PERIOD, account, anotherKey, appForFile, stored } from './support.js';
 
-const NOW = '2026-05-12T03:00:00Z';
-const BILLING_DAY = 20;
-const PERIOD = '2026-04-20';
 const N = 60;
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ now: NOW });
-  await t.importTable(syntheticTable('2026-05-04', '2026-05-11'));
-});
-afterAll(() => t.close());
+const t = appForFile({ now: NOW }, syntheticTable('2026-05-04', '2026-05-11'));
 
 interface Answer {
   status: number;

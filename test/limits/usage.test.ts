@@ -3,21 +3,11 @@
 // (The recorder also flushes on its own every 5 s of real time; flushes add up, so the totals
 // asserted here do not depend on when that happens.)
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
 import { syntheticTable } from '../support/rates.js';
-import { account, anotherKey } from './support.js';
+import { BILLING_DAY, NOW, PERIOD, account, anotherKey, appForFile } from './support.js';
 
-const NOW = '2026-05-12T03:00:00Z';
-const BILLING_DAY = 20;
-const PERIOD = '2026-04-20';
-
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ now: NOW });
-  await t.importTable(syntheticTable('2026-05-04', '2026-05-11'));
-});
-afterAll(() => t.close());
+const t = appForFile({ now: NOW }, syntheticTable('2026-05-04', '2026-05-11'));
 
 interface Row {
   day: string;

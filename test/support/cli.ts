@@ -9,11 +9,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Kysely } from 'kysely';
+import { afterAll, beforeAll } from 'vitest';
 import { openDatabase } from '../../src/db/connect.js';
 import type { Database } from '../../src/db/database.js';
 import { parseRbaFile } from '../../src/rba/index.js';
 import type { ServiceFile } from '../../src/service-file.js';
 import { createTestDatabaseUrl, pgliteTemplateFile } from './db.js';
+import { standIn } from './stand-in.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const FIXTURE_DIR = fileURLToPath(new URL('../fixtures/rba/', import.meta.url));
@@ -313,6 +315,25 @@ export async function startService(env: Record<string, string>, timeoutMs = 60_0
       return exited;
     },
   };
+}
+
+/**
+ * The set-up of a file whose tests talk to one running service: a store of its own (createCliStore)
+ * and the service on it (startService), both made before the tests and stopped and removed after
+ * them. What it returns stands in for the two from the start (see standIn).
+ */
+export function serviceOnOwnStore(): { store: CliStore; service: RunningService } {
+  let store: CliStore | undefined;
+  let service: RunningService | undefined;
+  beforeAll(async () => {
+    store = await createCliStore();
+    service = await startService(store.env);
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await store?.close();
+  });
+  return { store: standIn('the store', () => store), service: standIn('the service', () => service) };
 }
 
 /** Set-up through the internal endpoint: imports a fixture as the CLI would. */

@@ -7,7 +7,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { startTestApp, type TestApp, type TestAppOptions } from './app.js';
 import { createCertificate } from './certificate.js';
+import { standIn } from './stand-in.js';
 
 /** The names on the receiver's certificate. */
 export const RECEIVER_NAMES = ['localhost', '127.0.0.1', 'receiver.test'] as const;
@@ -172,5 +175,34 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * The set-up of a describe block whose tests each start an app delivering to one receiver: the
+ * receiver runs for the whole block (its deliveries, secrets and modes forgotten before each test),
+ * and the app a test starts with `startApp` is closed after that test. `receiver` stands in for the
+ * running receiver (see standIn), so the block can name it from the start.
+ */
+export function useWebhookReceiver(): { receiver: WebhookReceiver; startApp(options: TestAppOptions): Promise<TestApp> } {
+  let receiver: WebhookReceiver | undefined;
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+  });
+  beforeEach(() => receiver!.clear());
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+  });
+  return {
+    receiver: standIn('the webhook receiver', () => receiver),
+    async startApp(options) {
+      app = await startTestApp(options);
+      return app;
+    },
   };
 }

@@ -1,42 +1,28 @@
 // D28: only a 2xx in time acknowledges a delivery. A receiver that hangs (timeout, 500 ms in tests),
 // drops the connection, or redirects (never followed) has failed the attempt. Test deliveries
 // (POST /api/webhook-subscriptions/{id}/test) change neither failureCount nor lastSuccessAt.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RbaDay } from '../../src/rba/index.js';
-import { startTestApp, type TestApp } from '../support/app.js';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { expectInstant, UUID } from '../support/expect.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { useWebhookReceiver } from '../support/webhook-receiver.js';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
-const TIMEOUT_MS = 500;
+const TIMEOUT_MS = 2_000; // room for a TLS handshake on a loaded machine; the hanging receiver waits it out
 // Wednesday 13 May 2026, 17:00 in Sydney.
 const T0 = '2026-05-13T07:00:00.000Z';
 const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
 const day = (date: string): RbaDay => ({ date, rates: { USD: '0.6543', EUR: '0.6012', JPY: '98.10' } });
 
 describe.skipIf(!OPENSSL_AVAILABLE)('failed attempts and test deliveries', () => {
-  let receiver: WebhookReceiver;
-  let t: TestApp | undefined;
-  beforeAll(async () => {
-    receiver = await startWebhookReceiver();
-  });
-  afterAll(async () => {
-    await receiver?.close();
-  });
-  beforeEach(() => receiver.clear());
-  afterEach(async () => {
-    await t?.close();
-    t = undefined;
-  });
+  const { receiver, startApp } = useWebhookReceiver();
 
   async function setUp() {
-    t = await startTestApp({
+    const app = await startApp({
       now: T0,
       config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
       webhookNetwork: { ca: [receiver.ca], timeoutMs: TIMEOUT_MS },
     });
-    const app = t;
     const key = await app.createKey('business'); // room for five subscriptions
     await app.importTable({ format: 'csv', publicationDate: null, days: [day('2026-05-12')] });
     const subscribe = async (path: string) => {

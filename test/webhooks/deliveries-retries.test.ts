@@ -3,12 +3,11 @@
 // success resets it and sets lastSuccessAt; at 10 the subscription is deactivated and its pending
 // deliveries are abandoned unsent; PATCH {isActive: true} reactivates it with the count at 0.
 // The clock is the test's; runDue is called by hand after each move.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RbaDay } from '../../src/rba/index.js';
-import { startTestApp, type TestApp } from '../support/app.js';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { expectInstant, UUID } from '../support/expect.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { useWebhookReceiver } from '../support/webhook-receiver.js';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 const OFFSETS_MS = [0, 60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 6 * 3_600_000];
@@ -19,28 +18,15 @@ const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOSt
 const day = (date: string, usd = '0.6543'): RbaDay => ({ date, rates: { USD: usd, EUR: '0.6012', TWI: '61.40' } });
 
 describe.skipIf(!OPENSSL_AVAILABLE)('delivery retries and subscription health', () => {
-  let receiver: WebhookReceiver;
-  let t: TestApp | undefined;
-  beforeAll(async () => {
-    receiver = await startWebhookReceiver();
-  });
-  afterAll(async () => {
-    await receiver?.close();
-  });
-  beforeEach(() => receiver.clear());
-  afterEach(async () => {
-    await t?.close();
-    t = undefined;
-  });
+  const { receiver, startApp } = useWebhookReceiver();
 
   /** An app reaching the receiver, a Professional key, and a first stored day (so the next import is a publication). */
   async function setUp(firstDate: string) {
-    t = await startTestApp({
+    const app = await startApp({
       now: evening(firstDate),
       config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
-      webhookNetwork: { ca: [receiver.ca], timeoutMs: 500 },
+      webhookNetwork: { ca: [receiver.ca], timeoutMs: 2_000 },
     });
-    const app = t;
     const key = await app.createKey('professional');
     await app.importTable({ format: 'csv', publicationDate: null, days: [day(firstDate)] });
 

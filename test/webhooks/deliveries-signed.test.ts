@@ -50,7 +50,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('rates.published deliveries', () => {
     t = await startTestApp({
       now: NOW,
       config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
-      webhookNetwork: { ca: [receiver.ca], timeoutMs: 500 },
+      webhookNetwork: { ca: [receiver.ca], timeoutMs: 2_000 },
     });
     proKey = await t.createKey('professional');
     businessKey = await t.createKey('business');

@@ -2,15 +2,14 @@
 // it is taken over afterwards, with the same delivery id. And D30: the target is resolved again at
 // every attempt, so a name that pointed at a public address at creation and at 127.0.0.1 later is
 // refused at delivery time (private targets not allowed here): nothing leaves this machine.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { claimDueDeliveries } from '../../src/db/webhooks.js';
 import { PLANS_WITH_WEBHOOKS } from '../../src/domain/plans.js';
 import type { RbaDay } from '../../src/rba/index.js';
 import type { Resolver } from '../../src/webhooks/target.js';
-import { startTestApp, type TestApp } from '../support/app.js';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { expectError } from '../support/expect.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { useWebhookReceiver } from '../support/webhook-receiver.js';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 // Wednesday 13 May 2026, 17:00 in Sydney.
@@ -22,25 +21,13 @@ const day = (date: string): RbaDay => ({ date, rates: { USD: '0.6543', EUR: '0.6
 const PUBLIC_ADDRESS = '93.184.215.14';
 
 describe.skipIf(!OPENSSL_AVAILABLE)('lease takeover and delivery-time SSRF checks', () => {
-  let receiver: WebhookReceiver;
-  let t: TestApp | undefined;
-  beforeAll(async () => {
-    receiver = await startWebhookReceiver();
-  });
-  afterAll(async () => {
-    await receiver?.close();
-  });
-  beforeEach(() => receiver.clear());
-  afterEach(async () => {
-    await t?.close();
-    t = undefined;
-  });
+  const { receiver, startApp } = useWebhookReceiver();
 
   it('a delivery claimed by a process that died is sent only after its lease runs out, with the same id', async () => {
-    t = await startTestApp({
+    const t = await startApp({
       now: T0,
       config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
-      webhookNetwork: { ca: [receiver.ca], timeoutMs: 500 },
+      webhookNetwork: { ca: [receiver.ca], timeoutMs: 2_000 },
     });
     const key = await t.createKey('professional');
     await t.importTable({ format: 'csv', publicationDate: null, days: [day('2026-05-12')] });
@@ -83,12 +70,11 @@ describe.skipIf(!OPENSSL_AVAILABLE)('lease takeover and delivery-time SSRF check
       if (hostname === 'mixed.example.com') return phase === 'creation' ? [PUBLIC_ADDRESS] : [PUBLIC_ADDRESS, '127.0.0.1'];
       throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
     };
-    t = await startTestApp({
+    const app = await startApp({
       now: T0,
       config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' },
-      webhookNetwork: { resolve, ca: [receiver.ca], timeoutMs: 500 },
+      webhookNetwork: { resolve, ca: [receiver.ca], timeoutMs: 2_000 },
     });
-    const app = t;
     const key = await app.createKey('professional');
     await app.importTable({ format: 'csv', publicationDate: null, days: [day('2026-05-12')] });
 
