@@ -53,7 +53,7 @@ export async function readSource(source: string, options: ReadOptions = {}): Pro
       if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError') throw error;
       // fetch says only "fetch failed"; the reason (a name that does not resolve, a refused connection) is its cause
       const cause = (error as Error).cause as Error | undefined;
-      throw new Error(`GET ${source} failed: ${cause?.message ?? (error as Error).message}`);
+      throw new Error(`the request failed: ${cause?.message ?? (error as Error).message}`);
     });
     if (!response.ok || !response.body) {
       await response.body?.cancel().catch(() => {});
