@@ -11,7 +11,7 @@ import { openDatabase, targetFromConfig } from './db/connect.js';
 import { openLeaderLock } from './db/leader-lock.js';
 import { migrateToLatest } from './db/migrate.js';
 import { RBA_LEADER_LOCK, startRbaScheduler } from './jobs/rba-scheduler.js';
-import { findRunningService, loadOperatorToken, removeServiceFile, writeServiceFile } from './service-file.js';
+import { findRunningService, keepDataDirPrivate, loadOperatorToken, removeServiceFile, writeServiceFile } from './service-file.js';
 
 function listen(server: Server, port: number, host: string, scheme = 'http'): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -27,6 +27,7 @@ function listen(server: Server, port: number, host: string, scheme = 'http'): Pr
 
 async function main(): Promise<void> {
   const config = parseConfig(process.env);
+  keepDataDirPrivate(config.DATA_DIR);
   const running = findRunningService(config.DATA_DIR);
   if (running && !config.DATABASE_URL) {
     // PGlite is one process's database: a second service on the same directory would corrupt it.
