@@ -47,6 +47,14 @@ const schema = z.object({
   /** where the scheduler and `sync` look for new rates: URLs or local file paths */
   RBA_RSS_URL: z.string().min(1).default('https://www.rba.gov.au/rss/rss-cb-exchange-rates.xml'),
   RBA_CSV_URL: z.string().min(1).default('https://www.rba.gov.au/statistics/tables/csv/f11.1-data.csv'),
+  /**
+   * the history workbooks to hold (the RBA publishes 2018–2022 only as a workbook): URLs or paths,
+   * comma-separated; each is fetched at catch-up until it has been stored once; 'off' for none
+   */
+  RBA_HISTORY_URLS: z
+    .string()
+    .default('https://www.rba.gov.au/statistics/tables/xls-hist/2018-2022.xls')
+    .transform((v) => (v.trim() === 'off' ? [] : v.split(',').map((s) => s.trim()).filter((s) => s !== ''))),
   /** 'off' leaves polling the RBA to another process or to `sync` */
   SCHEDULER: z.enum(['on', 'off']).default('on'),
 }).refine((c) => Boolean(c.TLS_CERT_FILE) === Boolean(c.TLS_KEY_FILE), {

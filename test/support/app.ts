@@ -66,7 +66,7 @@ export interface TestAppOptions {
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = await openTestDatabase();
   let now = new Date(options.now ?? '2026-05-12T03:00:00Z');
-  const config = parseConfig({ DOCUMENTATION_URL: 'https://docs.example.test/api', WEBHOOK_KEY: TEST_WEBHOOK_KEY, ...options.config });
+  const config = parseConfig({ DOCUMENTATION_URL: 'https://docs.example.test/api', WEBHOOK_KEY: TEST_WEBHOOK_KEY, RBA_HISTORY_URLS: 'off', ...options.config });
   const app = buildApp({
     config,
     db: database.db,

@@ -37,13 +37,15 @@ const CONFIG_VARIABLES = [
   'WEBHOOK_LEASE_SECONDS',
   'RBA_RSS_URL',
   'RBA_CSV_URL',
+  'RBA_HISTORY_URLS',
   'SCHEDULER',
 ];
 
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const name of CONFIG_VARIABLES) delete base[name];
-  return { ...base, ...env };
+  // Tests never reach the RBA: no history workbook unless a test names one.
+  return { ...base, RBA_HISTORY_URLS: 'off', ...env };
 }
 
 export interface CliResult {
