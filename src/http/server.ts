@@ -27,7 +27,6 @@ export function createListener(handler: Handler, { limits, logger, tls }: Listen
   const settings = {
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
-    keepAliveTimeout: limits.keepAliveTimeoutMs,
     // Node looks for expired requests only this often (30 s by default), which would stretch every limit.
     connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 5))),
     maxHeaderSize: MAX_HEADER_BYTES,
