@@ -39,6 +39,9 @@ const CONFIG_VARIABLES = [
   'RBA_CSV_URL',
   'RBA_HISTORY_URLS',
   'SCHEDULER',
+  'HEADERS_TIMEOUT_MS',
+  'REQUEST_TIMEOUT_MS',
+  'KEEP_ALIVE_TIMEOUT_MS',
 ];
 
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
@@ -322,14 +325,15 @@ export async function startService(env: Record<string, string>, timeoutMs = 60_0
 /**
  * The set-up of a file whose tests talk to one running service: a store of its own (createCliStore)
  * and the service on it (startService), both made before the tests and stopped and removed after
- * them. What it returns stands in for the two from the start (see standIn).
+ * them, with `env` added to the service's environment. What it returns stands in for the two from
+ * the start (see standIn).
  */
-export function serviceOnOwnStore(): { store: CliStore; service: RunningService } {
+export function serviceOnOwnStore(env: Record<string, string> = {}): { store: CliStore; service: RunningService } {
   let store: CliStore | undefined;
   let service: RunningService | undefined;
   beforeAll(async () => {
     store = await createCliStore();
-    service = await startService(store.env);
+    service = await startService({ ...store.env, ...env });
   });
   afterAll(async () => {
     await service?.stop();
