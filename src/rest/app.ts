@@ -11,6 +11,7 @@ import type { KeyAuthenticator } from './auth.js';
 import { missingAccountKey, missingKey } from './auth.js';
 import { checkJsonContentType, MAX_BODY_BYTES, readLimited } from './body.js';
 import { identifyPeer, type Peer, type TrustedProxies } from './client-address.js';
+import { decodeQuery } from './params.js';
 import type { RequestLimits } from './limits.js';
 import type { UsageRecorder } from './usage.js';
 import { errorEnvelope } from './error-status.js';
@@ -178,7 +179,7 @@ export function createRestApp(options: RestAppOptions) {
       checkJsonContentType(request.header('content-type'));
       body = await request.body(MAX_BODY_BYTES);
     }
-    const routeRequest: RouteRequest = { params, search: request.url.searchParams, body, viewer, documentationUrl: options.documentationUrl };
+    const routeRequest: RouteRequest = { params, search: decodeQuery(request.url.search), body, viewer, documentationUrl: options.documentationUrl };
     const variableValues = route.variables(routeRequest);
 
     const result = await execute({

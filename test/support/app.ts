@@ -9,7 +9,7 @@ import { parseRbaFile, type RbaTable } from '../../src/rba/index.js';
 import { openTestDatabase } from './db.js';
 
 export const FIXTURES = new URL('../fixtures/rba/', import.meta.url);
-const OPERATOR_TOKEN = 'test-operator-token-0123456789';
+export const OPERATOR_TOKEN = 'test-operator-token-0123456789';
 export const TEST_WEBHOOK_KEY = Buffer.alloc(32, 7).toString('base64url');
 
 export interface RequestOptions {

@@ -59,11 +59,27 @@ export interface CliResult {
   ms: number;
 }
 
+/**
+ * The command that runs the CLI with `args`. An argument given as bytes reaches it as exactly those
+ * bytes: spawn would send a string's UTF-8, so such a command line is built by sh's printf (octal
+ * escapes, in a command substitution).
+ */
+function cliCommand(args: readonly (string | Uint8Array)[]): [string, string[]] {
+  const node = [process.execPath, '--import', 'tsx', 'src/cli/main.ts'];
+  if (args.every((arg) => typeof arg === 'string')) return [node[0]!, [...node.slice(1), ...(args as string[])]];
+  const words = [...node, ...args].map((arg) => {
+    const octal = [...Buffer.from(arg)].map((byte) => `\\${byte.toString(8).padStart(3, '0')}`).join('');
+    return `"$(printf '${octal}')"`;
+  });
+  return ['/bin/sh', ['-c', `exec ${words.join(' ')}`]];
+}
+
 /** Runs `node --import tsx src/cli/main.ts ...args` to its end. */
-export function runCli(args: readonly string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
+export function runCli(args: readonly (string | Uint8Array)[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
   const started = Date.now();
+  const [command, commandArgs] = cliCommand(args);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    const child = spawn(command, commandArgs, {
       cwd: ROOT,
       env: childEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
