@@ -1,15 +1,19 @@
 // Text that cannot be stored exactly (NUL, bytes that are not UTF-8, lone surrogates) is refused
 // with 400 and SPEC 7's envelope before any database work, wherever it comes in: body fields,
 // query parameters, path segments, header values and the internal GraphQL endpoint. Requests go
-// over real sockets to the app's own node:http handlers, byte for byte as written here; the store
-// is counted before and after each refusal. Valid text outside ASCII is stored and read back exactly.
-import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+// over real sockets to the service's listeners and handlers, byte for byte as written here; the
+// store is counted before and after each refusal. Valid text outside ASCII is stored and read back exactly.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createListener } from '../../src/http/server.js';
+import { LISTENER_LIMITS } from '../../src/http/limits.js';
 import { OPERATOR_TOKEN, startTestApp, type TestApp } from '../support/app.js';
 import { tableResolver } from '../support/dns.js';
 import { expectError } from '../support/expect.js';
+import { exchange, expectEnvelope, parseResponses } from '../support/raw-http.js';
 
 const SUBSCRIPTIONS = '/api/webhook-subscriptions';
 const { resolve } = tableResolver({ 'hooks.example.com': ['93.184.216.34'] });
@@ -21,8 +25,9 @@ let internalPort: number;
 let key: string;
 const servers: Server[] = [];
 
-async function listen(handler: Parameters<typeof createServer>[1]): Promise<number> {
-  const server = createServer(handler);
+/** The service's own listener (limits, the parser's refusals in the envelope) around `handler`. */
+async function listen(handler: Parameters<typeof createListener>[0]): Promise<number> {
+  const server = createListener(handler, { limits: LISTENER_LIMITS, logger: pino({ level: 'silent' }) });
   servers.push(server);
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   return (server.address() as AddressInfo).port;
@@ -49,33 +54,19 @@ interface RawAnswer {
 const bytesOf = (...parts: (string | number[] | Uint8Array)[]): Buffer =>
   Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'utf8') : Buffer.from(part))));
 
-/** One request written byte for byte on a fresh connection; the answer read to the connection's end. */
-function raw(port: number, request: Buffer): Promise<RawAnswer> {
-  return new Promise((done, fail) => {
-    const chunks: Buffer[] = [];
-    // written, not ended: a client that half-closes first may lose its answer; `Connection: close` ends it
-    const socket = connect(port, '127.0.0.1', () => socket.write(request));
-    socket.setTimeout(20_000, () => socket.destroy(new Error('no answer')));
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', fail);
-    socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const [head = '', sent = ''] = text.split(/\r\n\r\n(.*)/s);
-      const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
-      // chunked: the chunks' data without their size lines (these bodies are ASCII JSON)
-      const body = headers['transfer-encoding'] === 'chunked' ? sent.split('\r\n').filter((_, i) => i % 2 === 1).join('') : sent;
-      done({ status: Number(statusLine.split(' ')[1]), headers, body: body && headers['content-type']?.startsWith('application/json') ? JSON.parse(body) : body });
-    });
-  });
+/** One request written byte for byte on a fresh connection, and its answer (a JSON body parsed). */
+async function raw(port: number, request: Buffer): Promise<RawAnswer> {
+  const [response] = parseResponses((await exchange(port, request)).received);
+  if (!response) throw new Error(`no answer to ${JSON.stringify(request.toString('latin1'))}`);
+  return { ...response, body: response.headers['content-type']?.startsWith('application/json') ? JSON.parse(response.body) : response.body };
 }
 
 /** A request with an optional body, `Connection: close`, to the public port. */
-function send(method: string, target: string | Buffer, options: { headers?: Record<string, string | Buffer>; body?: Buffer; port?: number } = {}) {
+function send(method: string, target: string, options: { headers?: Record<string, string | Buffer>; body?: Buffer; port?: number } = {}) {
   const headers: Record<string, string | Buffer> = { Host: 'rates.test', Connection: 'close', ...options.headers };
   if (options.body) headers['Content-Length'] = String(options.body.length);
-  const head = bytesOf(`${method} `, typeof target === 'string' ? target : target, ' HTTP/1.1\r\n');
-  const lines = Object.entries(headers).map(([name, value]) => bytesOf(`${name}: `, typeof value === 'string' ? value : value, '\r\n'));
+  const head = bytesOf(`${method} ${target} HTTP/1.1\r\n`);
+  const lines = Object.entries(headers).map(([name, value]) => bytesOf(`${name}: `, value, '\r\n'));
   return raw(options.port ?? publicPort, Buffer.concat([head, ...lines, Buffer.from('\r\n'), options.body ?? Buffer.alloc(0)]));
 }
 
@@ -217,10 +208,10 @@ describe('header values', () => {
     expect(answer.body.error.type).toBe('invalid_api_key');
   });
 
-  it('a NUL in a header value is refused by the HTTP parser before the app sees it', async () => {
+  it('a NUL in a header value is refused by the HTTP parser (400 envelope) before the app sees it', async () => {
     const before = await storeState();
-    const answer = await send('GET', '/symbols', { headers: { 'User-Agent': bytesOf('a', [0], 'b') } });
-    expect(answer.status).toBe(400);
+    const request = bytesOf('GET /symbols HTTP/1.1\r\nHost: rates.test\r\nUser-Agent: a', [0], 'b\r\n\r\n');
+    expectEnvelope(parseResponses((await exchange(publicPort, request)).received)[0], 400, 'bad_request');
     expect(await storeState()).toEqual(before);
   });
 });
