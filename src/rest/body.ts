@@ -27,6 +27,13 @@ export function checkJsonContentType(contentType: string | null): void {
   }
 }
 
+/** JSON's escapes spell NUL and lone surrogates in valid UTF-8: a string is checked as it is read. */
+function storable(text: string, field: string): string {
+  const fault = textFault(text);
+  if (fault !== null) throw new BadRequestError(`Field '${field}' ${fault}`);
+  return text;
+}
+
 /** A parsed JSON object body, refusing anything but an object and fields it does not know. */
 export class JsonFields {
   private readonly object: Record<string, unknown>;
@@ -41,7 +48,6 @@ export class JsonFields {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       throw new BadRequestError('The request body must be a JSON object');
     }
-    checkJsonText(value, '');
     for (const name of Object.keys(value)) {
       if (!allowed.includes(name)) {
         throw new BadRequestError(`Unknown field '${name.length > 40 ? `${name.slice(0, 40)}…` : name}'; this endpoint accepts ${allowed.join(', ')}`);
@@ -64,7 +70,7 @@ export class JsonFields {
       return undefined;
     }
     if (typeof value !== 'string') throw new BadRequestError(`Field '${name}' must be a string`);
-    return value;
+    return storable(value, name);
   }
 
   stringArray(name: string): string[] | undefined {
@@ -73,7 +79,7 @@ export class JsonFields {
     if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
       throw new BadRequestError(`Field '${name}' must be an array of strings`);
     }
-    return value as string[];
+    return value.map((item: string, i) => storable(item, `${name}[${i}]`));
   }
 
   /** A required true or false. */
@@ -85,21 +91,3 @@ export class JsonFields {
   }
 }
 
-/**
- * Refuses any string in a parsed body, member names included, that cannot be stored exactly (JSON's
- * escapes can spell NUL and lone surrogates in valid UTF-8), naming where it is: `currencies[1]`.
- */
-function checkJsonText(value: unknown, path: string): void {
-  if (typeof value === 'string') {
-    const fault = textFault(value);
-    if (fault !== null) throw new BadRequestError(`Field '${path}' ${fault}`);
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => checkJsonText(item, `${path}[${i}]`));
-  } else if (value !== null && typeof value === 'object') {
-    for (const [name, item] of Object.entries(value)) {
-      const fault = textFault(name);
-      if (fault !== null) throw new BadRequestError(`A field name ${fault}`);
-      checkJsonText(item, path === '' ? name : `${path}.${name}`);
-    }
-  }
-}

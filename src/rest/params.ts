@@ -8,7 +8,7 @@ import { BadRequestError } from '../errors.js';
 
 const MAX_PARAM_LENGTH = 256;
 
-const HEX_DIGIT = /^[0-9A-Fa-f]$/;
+const TWO_HEX_DIGITS = /^[0-9A-Fa-f]{2}$/;
 
 /**
  * The bytes a percent-encoded component stands for (WHATWG URL): `%XX` is one byte, a `%` without
@@ -21,7 +21,7 @@ function percentDecode(component: string, plusIsSpace: boolean): Uint8Array {
   for (let i = 0; i < input.length; i++) {
     const byte = input[i]!;
     const hex = byte === 0x25 ? input.toString('latin1', i + 1, i + 3) : '';
-    if (hex.length === 2 && HEX_DIGIT.test(hex[0]!) && HEX_DIGIT.test(hex[1]!)) {
+    if (TWO_HEX_DIGITS.test(hex)) {
       output[length++] = parseInt(hex, 16);
       i += 2;
     } else {
@@ -39,8 +39,8 @@ function percentDecode(component: string, plusIsSpace: boolean): Uint8Array {
 function decodeComponent(component: string, plusIsSpace: boolean, what: string): string {
   const text = decodeUtf8(percentDecode(component, plusIsSpace));
   const fault = text === null ? NOT_UTF8 : textFault(text);
-  if (fault !== null) throw new BadRequestError(`${what} ('${clip(component)}') ${fault}`);
-  return text!;
+  if (text === null || fault !== null) throw new BadRequestError(`${what} ('${clip(component)}') ${fault}`);
+  return text;
 }
 
 /** The query string (`?a=1&b=2`) as parameters, every name and value decoded strictly. */
