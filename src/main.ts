@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   const publicServer = config.TLS_CERT_FILE
     ? createHttpsServer({ cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE!) }, app.rest.node)
     : createServer(app.rest.node);
-  const internalServer = createServer(app.internal);
+  const internalServer = createServer((req, res) => void app.internal(req, res));
   const publicUrl = await listen(publicServer, config.PORT, config.HOST, config.TLS_CERT_FILE ? 'https' : 'http');
   const internalUrl = await listen(internalServer, config.INTERNAL_PORT, config.INTERNAL_HOST);
   writeServiceFile(config.DATA_DIR, { pid: process.pid, publicUrl, internalUrl: `${internalUrl}/graphql` });
