@@ -65,7 +65,7 @@ export function createServices(
     clock: options.clock ?? (() => new Date()),
     version: VERSION,
     changes,
-    rbaSources: { rss: config.RBA_RSS_URL, csv: config.RBA_CSV_URL },
+    rbaSources: { rss: config.RBA_RSS_URL, csv: config.RBA_CSV_URL, history: config.RBA_HISTORY_URLS },
     webhooks: {
       box: createSecretBox(loadWebhookKey(config)),
       policy,

@@ -1,6 +1,7 @@
 // Configuration is read from the environment once at start-up, validated, and passed down;
 // tests build their own with `parseConfig({...})`.
 import { z } from 'zod';
+import { LISTENER_LIMITS } from './http/limits.js';
 import { parseTrustedProxies } from './rest/client-address.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -47,11 +48,26 @@ const schema = z.object({
   /** where the scheduler and `sync` look for new rates: URLs or local file paths */
   RBA_RSS_URL: z.string().min(1).default('https://www.rba.gov.au/rss/rss-cb-exchange-rates.xml'),
   RBA_CSV_URL: z.string().min(1).default('https://www.rba.gov.au/statistics/tables/csv/f11.1-data.csv'),
+  /**
+   * the history workbooks to hold (the RBA publishes 2018–2022 only as a workbook): URLs or paths,
+   * comma-separated; each is fetched at catch-up until it has been stored once; 'off' for none
+   */
+  RBA_HISTORY_URLS: z
+    .string()
+    .default('https://www.rba.gov.au/statistics/tables/xls-hist/2018-2022.xls')
+    .transform((v) => (v.trim() === 'off' ? [] : v.split(',').map((s) => s.trim()).filter((s) => s !== ''))),
   /** 'off' leaves polling the RBA to another process or to `sync` */
   SCHEDULER: z.enum(['on', 'off']).default('on'),
+  /** every listener's time limits (src/http/server.ts); lowered by tests to see them act */
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(LISTENER_LIMITS.headersTimeoutMs),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(LISTENER_LIMITS.requestTimeoutMs),
+  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(LISTENER_LIMITS.keepAliveTimeoutMs),
 }).refine((c) => Boolean(c.TLS_CERT_FILE) === Boolean(c.TLS_KEY_FILE), {
   message: 'TLS_CERT_FILE and TLS_KEY_FILE go together: set both or neither',
   path: ['TLS_CERT_FILE'],
+}).refine((c) => c.HEADERS_TIMEOUT_MS <= c.REQUEST_TIMEOUT_MS, {
+  message: 'HEADERS_TIMEOUT_MS cannot exceed REQUEST_TIMEOUT_MS (the headers are part of the request)',
+  path: ['HEADERS_TIMEOUT_MS'],
 });
 
 export type Config = z.infer<typeof schema>;

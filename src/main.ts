@@ -1,32 +1,20 @@
 // `npm start`: opens the database, migrates, and listens on the public and internal ports.
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
 import { pino } from 'pino';
-import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
 import { ConfigError, parseConfig } from './config.js';
 import { startChangeFeed } from './db/change-feed.js';
 import { openDatabase, targetFromConfig } from './db/connect.js';
 import { openLeaderLock } from './db/leader-lock.js';
+import { listenerLimitsOf } from './http/limits.js';
+import { createListener, listen } from './http/server.js';
 import { migrateToLatest } from './db/migrate.js';
 import { RBA_LEADER_LOCK, startRbaScheduler } from './jobs/rba-scheduler.js';
-import { findRunningService, loadOperatorToken, removeServiceFile, writeServiceFile } from './service-file.js';
-
-function listen(server: Server, port: number, host: string, scheme = 'http'): Promise<string> {
-  return new Promise((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'EADDRINUSE' ? new ConfigError(`${host}:${port} is already in use: stop what listens there or set another port (PORT, INTERNAL_PORT)`) : error),
-    );
-    server.listen(port, host, () => {
-      const { address, port: bound } = server.address() as AddressInfo;
-      resolve(`${scheme}://${address.includes(':') ? `[${address}]` : address}:${bound}`);
-    });
-  });
-}
+import { findRunningService, keepDataDirPrivate, loadOperatorToken, removeServiceFile, writeServiceFile } from './service-file.js';
 
 async function main(): Promise<void> {
   const config = parseConfig(process.env);
+  keepDataDirPrivate(config.DATA_DIR);
   const running = findRunningService(config.DATA_DIR);
   if (running && !config.DATABASE_URL) {
     // PGlite is one process's database: a second service on the same directory would corrupt it.
@@ -37,11 +25,13 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.LOG_LEVEL });
   const changes = await startChangeFeed(target, (err) => logger.error({ err }, 'change feed'));
   const app = buildApp({ config, db, changes, logger, operatorToken: loadOperatorToken(config) });
-  const publicServer = config.TLS_CERT_FILE
-    ? createHttpsServer({ cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE!) }, app.rest.node)
-    : createServer(app.rest.node);
-  const internalServer = createServer((req, res) => void app.internal(req, res));
-  const publicUrl = await listen(publicServer, config.PORT, config.HOST, config.TLS_CERT_FILE ? 'https' : 'http');
+  const listenerOptions = { limits: listenerLimitsOf(config), logger: app.logger };
+  const publicServer = createListener(app.rest.node, {
+    ...listenerOptions,
+    ...(config.TLS_CERT_FILE ? { tls: { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE!) } } : {}),
+  });
+  const internalServer = createListener(app.internal, listenerOptions);
+  const publicUrl = await listen(publicServer, config.PORT, config.HOST);
   const internalUrl = await listen(internalServer, config.INTERNAL_PORT, config.INTERNAL_HOST);
   writeServiceFile(config.DATA_DIR, { pid: process.pid, publicUrl, internalUrl: `${internalUrl}/graphql` });
   if (config.WEBHOOK_ALLOW_PRIVATE_TARGETS) {

@@ -5,6 +5,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
+import { narrowToOwner } from '../private-files.js';
 import type { Database } from './database.js';
 
 const DATE_OID = 1082;
@@ -47,6 +48,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenDatabase
     loadDataDir: target.loadDataDir,
     parsers: { [DATE_OID]: keepText, [INT8_OID]: toNumber },
   });
+  if (target.dataDir) narrowToOwner(target.dataDir);
   return { db: new Kysely<Database>({ dialect: new PGliteDialect(pglite) }), target };
 }
 

@@ -130,8 +130,18 @@ export interface WebhookDeliveriesTable {
   finished_at: ColumnType<Date | null, never, Date | null>;
 }
 
+/** A history workbook (RBA_HISTORY_URLS) stored in full; it is fetched no more. */
+export interface HistoryImportsTable {
+  source: string;
+  days: number;
+  first_date: string;
+  last_date: string;
+  imported_at: ColumnType<Date, Date | undefined, never>;
+}
+
 export interface Database {
   publications: PublicationsTable;
+  history_imports: HistoryImportsTable;
   rates: RatesTable;
   rate_corrections: RateCorrectionsTable;
   accounts: AccountsTable;

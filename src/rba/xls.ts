@@ -148,12 +148,32 @@ export function isWorkbookBytes(bytes: Uint8Array): 'xls' | 'xlsx' | null {
   return null;
 }
 
+// An .xls is a compound file: a header, then sectors of 2^shift bytes (the shift is at byte 30).
+// The format makes the file a whole number of sectors, so any other length is a file cut off,
+// which SheetJS would otherwise read as far as it goes.
+function checkWholeSectors(bytes: Uint8Array): void {
+  const shift = bytes.length >= 32 ? bytes[30]! | (bytes[31]! << 8) : 0;
+  if (shift !== 9 && shift !== 12) {
+    throw formatError(atLine, 1, 'not a readable Excel workbook (its compound-file header names no valid sector size)');
+  }
+  const sector = 1 << shift;
+  if (bytes.length % sector !== 0) {
+    throw formatError(
+      atLine,
+      1,
+      `the workbook is ${bytes.length} bytes, not a whole number of its ${sector}-byte sectors: the file looks cut off, and nothing of it was stored`,
+    );
+  }
+}
+
 export function parseRbaXls(bytes: Uint8Array): RbaTable {
   // SheetJS would happily read a text file as a one-column sheet: insist on a
   // real workbook container.
-  if (!isWorkbookBytes(bytes)) {
+  const container = isWorkbookBytes(bytes);
+  if (!container) {
     throw formatError(atLine, 1, 'not an Excel workbook (.xls files start with the OLE2 signature D0 CF 11 E0)');
   }
+  if (container === 'xls') checkWholeSectors(bytes);
   let wb: XLSX.WorkBook;
   try {
     wb = XLSX.read(bytes, { type: 'array', cellNF: true, cellDates: false, cellHTML: false, cellStyles: false });

@@ -1,19 +1,23 @@
 // The public REST facade: HTTP in, one in-process GraphQL operation per request, SPEC's JSON out.
 // HTTP concerns (keys, quotas, headers, the error envelope) live here; domain rules in the schema.
-import { hash, randomUUID } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Response, createServerAdapter } from '@whatwg-node/server';
 import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
-import { DomainError, HttpsRequiredError, MethodNotAllowedError, NotFoundError, RateLimitExceededError } from '../errors.js';
+import { BadRequestError, DomainError, HttpsRequiredError, MethodNotAllowedError, NotFoundError, RateLimitExceededError } from '../errors.js';
 import { createContext, type Services, type Viewer } from '../schema/context.js';
 import type { KeyAuthenticator } from './auth.js';
 import { missingAccountKey, missingKey } from './auth.js';
 import { checkJsonContentType, MAX_BODY_BYTES, readLimited } from './body.js';
 import { identifyPeer, type Peer, type TrustedProxies } from './client-address.js';
+import { decodeQuery } from './params.js';
 import type { RequestLimits } from './limits.js';
 import type { UsageRecorder } from './usage.js';
-import { statusOf } from './error-status.js';
+import { errorEnvelope } from './error-status.js';
+import { refusal, writeRefusal } from '../http/refusal.js';
+import { requestIdFrom } from '../http/request-id.js';
+import { requestUrl } from '../http/request-target.js';
 import { stringify } from './json.js';
 import { ResponseCache, type CachedAnswer } from './response-cache.js';
 import { createRouter } from './router.js';
@@ -72,7 +76,6 @@ function allowedMethods(routes: readonly Route[]): string[] {
   if (methods.includes('GET')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
   return [...methods, 'OPTIONS'];
 }
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** how long identical requests share an answer (the stale flag and "today" move with the clock) */
 const RESPONSE_TTL_MS = 1_000;
 
@@ -86,11 +89,6 @@ export function prepareDocuments(schema: GraphQLSchema, table: readonly Route[])
     documents.set(route, document);
   }
   return documents;
-}
-
-function errorBody(code: string, info: string): { status: number; body: string } {
-  const status = statusOf(code);
-  return { status, body: stringify({ success: false, error: { code: status, type: code, info } }) };
 }
 
 function etagOf(body: string): string {
@@ -181,7 +179,7 @@ export function createRestApp(options: RestAppOptions) {
       checkJsonContentType(request.header('content-type'));
       body = await request.body(MAX_BODY_BYTES);
     }
-    const routeRequest: RouteRequest = { params, search: request.url.searchParams, body, viewer, documentationUrl: options.documentationUrl };
+    const routeRequest: RouteRequest = { params, search: decodeQuery(request.url.search), body, viewer, documentationUrl: options.documentationUrl };
     const variableValues = route.variables(routeRequest);
 
     const result = await execute({
@@ -221,8 +219,7 @@ export function createRestApp(options: RestAppOptions) {
   }
 
   async function serve(request: RestRequest): Promise<RestResponse> {
-    const clientId = request.header('x-request-id');
-    const requestId = clientId && SAFE_REQUEST_ID.test(clientId) ? clientId : randomUUID();
+    const requestId = requestIdFrom(request.header('x-request-id'));
     const headers: Record<string, string> = { 'X-Request-Id': requestId };
     const outcome: Outcome = { status: 500, body: null, cors: true };
     try {
@@ -257,14 +254,25 @@ export function createRestApp(options: RestAppOptions) {
       const value = req.headers[name];
       return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
     };
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    let url: URL;
+    try {
+      url = requestUrl(req);
+    } catch (error) {
+      if (!(error instanceof BadRequestError)) throw error;
+      writeRefusal(res, refusal(error.code, error.message, requestIdFrom(header('x-request-id'))));
+      return;
+    }
     const body = (limit: number) => readLimited(req, limit);
-    void serve({ method: req.method ?? 'GET', url, header, body, socket: req.socket }).then(
+    serve({ method: req.method ?? 'GET', url, header, body, socket: req.socket }).then(
       ({ status, headers, body }) => {
         res.writeHead(status, headers);
         res.end(body ?? undefined);
       },
-    );
+    ).catch((error: unknown) => {
+      // Last resort, for a fault no check above foresaw: logged, and the connection closed rather than the process.
+      logger.error({ err: error }, 'answering a request failed');
+      res.destroy();
+    });
   }
 
   // eslint-disable-next-line @typescript-eslint/unbound-method -- the adapter's fetch is an arrow function, safe to hand on
@@ -277,13 +285,13 @@ export function createRestApp(options: RestAppOptions) {
       if (original instanceof MethodNotAllowedError) headers.Allow = original.allow.join(', ');
       if (original instanceof RateLimitExceededError) Object.assign(headers, original.headers);
       if (original.code === 'unauthorized' || original.code === 'invalid_api_key') headers['WWW-Authenticate'] = 'Bearer';
-      return errorBody(original.code, original.message);
+      return errorEnvelope(original.code, original.message);
     }
     // A GraphQL error with no path is about the request itself (a variable the schema refused).
     if (error instanceof Error && 'path' in error && error.path === undefined && !('originalError' in error && error.originalError)) {
-      return errorBody('bad_request', error.message);
+      return errorEnvelope('bad_request', error.message);
     }
     logger.error({ err: original, requestId }, 'request failed');
-    return errorBody('service_unavailable', `The service could not answer this request; try again later (request ${requestId})`);
+    return errorEnvelope('service_unavailable', `The service could not answer this request; try again later (request ${requestId})`);
   }
 }

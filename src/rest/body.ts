@@ -1,11 +1,12 @@
 // Request bodies: JSON objects only, read to a size limit, with unknown fields refused (D26).
 // Syntax only, with clear 400s; domain rules (URL targets, plans) are the schema's.
+import { decodeUtf8, NOT_UTF8, textFault } from '../domain/text.js';
 import { BadRequestError } from '../errors.js';
 
 /** D26: at most 16 KiB. */
 export const MAX_BODY_BYTES = 16 * 1024;
 
-/** Reads a body's bytes up to `limit`; more is refused as soon as it arrives. */
+/** Reads a body's bytes up to `limit` (more is refused as soon as it arrives) as strict UTF-8. */
 export async function readLimited(chunks: AsyncIterable<Uint8Array>, limit: number): Promise<string> {
   const parts: Uint8Array[] = [];
   let size = 0;
@@ -14,7 +15,9 @@ export async function readLimited(chunks: AsyncIterable<Uint8Array>, limit: numb
     if (size > limit) throw new BadRequestError(`The request body is too large: at most ${limit} bytes`);
     parts.push(chunk);
   }
-  return Buffer.concat(parts).toString('utf8');
+  const text = decodeUtf8(Buffer.concat(parts));
+  if (text === null) throw new BadRequestError(`The request body ${NOT_UTF8}`);
+  return text;
 }
 
 export function checkJsonContentType(contentType: string | null): void {
@@ -38,6 +41,7 @@ export class JsonFields {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       throw new BadRequestError('The request body must be a JSON object');
     }
+    checkJsonText(value, '');
     for (const name of Object.keys(value)) {
       if (!allowed.includes(name)) {
         throw new BadRequestError(`Unknown field '${name.length > 40 ? `${name.slice(0, 40)}…` : name}'; this endpoint accepts ${allowed.join(', ')}`);
@@ -78,5 +82,24 @@ export class JsonFields {
     if (value === undefined) throw new BadRequestError(`Missing required field '${name}'`);
     if (typeof value !== 'boolean') throw new BadRequestError(`Field '${name}' must be true or false`);
     return value;
+  }
+}
+
+/**
+ * Refuses any string in a parsed body, member names included, that cannot be stored exactly (JSON's
+ * escapes can spell NUL and lone surrogates in valid UTF-8), naming where it is: `currencies[1]`.
+ */
+function checkJsonText(value: unknown, path: string): void {
+  if (typeof value === 'string') {
+    const fault = textFault(value);
+    if (fault !== null) throw new BadRequestError(`Field '${path}' ${fault}`);
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => checkJsonText(item, `${path}[${i}]`));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [name, item] of Object.entries(value)) {
+      const fault = textFault(name);
+      if (fault !== null) throw new BadRequestError(`A field name ${fault}`);
+      checkJsonText(item, path === '' ? name : `${path}.${name}`);
+    }
   }
 }

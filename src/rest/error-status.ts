@@ -1,4 +1,6 @@
-// The one table from an error's code to its HTTP status (SPEC 7, D12).
+// The one table from an error's code to its HTTP status (SPEC 7, D12), and the envelope.
+import { stringify } from './json.js';
+
 export const ERROR_STATUS: Record<string, number> = {
   bad_request: 400,
   unauthorized: 401,
@@ -13,10 +15,19 @@ export const ERROR_STATUS: Record<string, number> = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  /** the listener's own limits: a request not received in time, headers over 16 KiB */
+  request_timeout: 408,
+  headers_too_large: 431,
   rate_limit_exceeded: 429,
   service_unavailable: 503,
 };
 
 export function statusOf(code: string): number {
   return ERROR_STATUS[code] ?? 503;
+}
+
+/** SPEC 7's envelope for an error code. */
+export function errorEnvelope(code: string, info: string): { status: number; body: string } {
+  const status = statusOf(code);
+  return { status, body: stringify({ success: false, error: { code: status, type: code, info } }) };
 }

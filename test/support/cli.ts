@@ -37,13 +37,18 @@ const CONFIG_VARIABLES = [
   'WEBHOOK_LEASE_SECONDS',
   'RBA_RSS_URL',
   'RBA_CSV_URL',
+  'RBA_HISTORY_URLS',
   'SCHEDULER',
+  'HEADERS_TIMEOUT_MS',
+  'REQUEST_TIMEOUT_MS',
+  'KEEP_ALIVE_TIMEOUT_MS',
 ];
 
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const name of CONFIG_VARIABLES) delete base[name];
-  return { ...base, ...env };
+  // Tests never reach the RBA: no history workbook unless a test names one.
+  return { ...base, RBA_HISTORY_URLS: 'off', ...env };
 }
 
 export interface CliResult {
@@ -54,11 +59,27 @@ export interface CliResult {
   ms: number;
 }
 
+/**
+ * The command that runs the CLI with `args`. An argument given as bytes reaches it as exactly those
+ * bytes: spawn would send a string's UTF-8, so such a command line is built by sh's printf (octal
+ * escapes, in a command substitution).
+ */
+function cliCommand(args: readonly (string | Uint8Array)[]): [string, string[]] {
+  const node = [process.execPath, '--import', 'tsx', 'src/cli/main.ts'];
+  if (args.every((arg) => typeof arg === 'string')) return [node[0]!, [...node.slice(1), ...(args as string[])]];
+  const words = [...node, ...args].map((arg) => {
+    const octal = [...Buffer.from(arg)].map((byte) => `\\${byte.toString(8).padStart(3, '0')}`).join('');
+    return `"$(printf '${octal}')"`;
+  });
+  return ['/bin/sh', ['-c', `exec ${words.join(' ')}`]];
+}
+
 /** Runs `node --import tsx src/cli/main.ts ...args` to its end. */
-export function runCli(args: readonly string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
+export function runCli(args: readonly (string | Uint8Array)[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
   const started = Date.now();
+  const [command, commandArgs] = cliCommand(args);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    const child = spawn(command, commandArgs, {
       cwd: ROOT,
       env: childEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -319,14 +340,15 @@ export async function startService(env: Record<string, string>, timeoutMs = 60_0
 /**
  * The set-up of a file whose tests talk to one running service: a store of its own (createCliStore)
  * and the service on it (startService), both made before the tests and stopped and removed after
- * them. What it returns stands in for the two from the start (see standIn).
+ * them, with `env` added to the service's environment. What it returns stands in for the two from
+ * the start (see standIn).
  */
-export function serviceOnOwnStore(): { store: CliStore; service: RunningService } {
+export function serviceOnOwnStore(env: Record<string, string> = {}): { store: CliStore; service: RunningService } {
   let store: CliStore | undefined;
   let service: RunningService | undefined;
   beforeAll(async () => {
     store = await createCliStore();
-    service = await startService(store.env);
+    service = await startService({ ...store.env, ...env });
   });
   afterAll(async () => {
     await service?.stop();

@@ -1,0 +1,38 @@
+// Requests refused before the REST app sees them (the parser's errors, a target that is no path):
+// still SPEC 7's envelope with an X-Request-Id, and the connection closed after the answer, since
+// what follows on it cannot be trusted to start a new request.
+import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { errorEnvelope } from '../rest/error-status.js';
+
+export interface Refusal {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export function refusal(code: string, info: string, requestId: string): Refusal {
+  const { status, body } = errorEnvelope(code, info);
+  return {
+    status,
+    body,
+    headers: {
+      'X-Request-Id': requestId,
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': String(Buffer.byteLength(body)),
+      'Cache-Control': 'no-store',
+      Connection: 'close',
+    },
+  };
+}
+
+/** Through the response object, when Node parsed the request. */
+export function writeRefusal(res: ServerResponse, { status, headers, body }: Refusal): void {
+  res.writeHead(status, headers);
+  res.end(body);
+}
+
+/** As bytes, for a socket whose request Node could not parse. */
+export function refusalBytes({ status, headers, body }: Refusal): string {
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head.join('')}\r\n${body}`;
+}

@@ -1,0 +1,103 @@
+// Every listener of the service (the public port over HTTP or HTTPS, the internal port) is made
+// here, with the same time limits and the same answer to what Node's HTTP parser refuses, so the
+// tests and the benchmark run the listener the service runs.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { ConfigError } from '../config.js';
+import { MAX_HEADER_BYTES, type ListenerLimits } from './limits.js';
+import { refusal, refusalBytes } from './refusal.js';
+import { requestIdFrom } from './request-id.js';
+
+/** how long a refused connection keeps reading what the client still sends before it is closed */
+const LINGER_MS = 2_000;
+
+export interface ListenerOptions {
+  limits: ListenerLimits;
+  logger: Logger;
+  /** PEM certificate and key: the listener speaks HTTPS */
+  tls?: { cert: Buffer; key: Buffer };
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+export function createListener(handler: Handler, { limits, logger, tls }: ListenerOptions): Server {
+  const settings = {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // Node looks for expired requests only this often (30 s by default), which would stretch every limit.
+    connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 5))),
+    maxHeaderSize: MAX_HEADER_BYTES,
+    // Node's own refusal has no body; a missing Host is refused in the envelope instead (request-target.ts).
+    requireHostHeader: false,
+  };
+  const server: Server = tls ? createHttpsServer({ ...settings, cert: tls.cert, key: tls.key }, handler) : createServer(settings, handler);
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, limits, logger));
+  // An Expect other than 100-continue would get Node's bare 417; the field is only advisory (RFC 9110 10.1.1).
+  server.on('checkExpectation', handler);
+  return server;
+}
+
+/** What a parser error or an expired request is answered with. */
+function refusalFor(error: NodeJS.ErrnoException, limits: ListenerLimits, requestId: string) {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return refusal('headers_too_large', `The request line and headers are too large: at most ${MAX_HEADER_BYTES} bytes together`, requestId);
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return refusal(
+        'request_timeout',
+        `The request was not received in time: headers within ${limits.headersTimeoutMs / 1000} s, the whole request within ${limits.requestTimeoutMs / 1000} s`,
+        requestId,
+      );
+    default: {
+      const reason = 'reason' in error && typeof error.reason === 'string' ? error.reason : error.message;
+      return refusal('bad_request', `The request is not valid HTTP/1.1: ${reason}`, requestId);
+    }
+  }
+}
+
+const answered = new WeakSet<Duplex>();
+
+/**
+ * Answers in the envelope when nothing of a response has been written on the socket yet (as Node's
+ * own handler does), then ends the connection; a reset or unwritable socket is just closed. The
+ * rest of what the client sends is read and dropped for a moment first: closing with unread bytes
+ * would reset the connection and could destroy the answer before the client reads it.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, limits: ListenerLimits, logger: Logger): void {
+  if (answered.has(socket)) return; // the parser refuses every later chunk too
+  answered.add(socket);
+  // Node's in-flight response on this socket, if any (it keeps it there, undocumented).
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const answer = refusalFor(error, limits, requestIdFrom(null));
+  logger.debug({ code: error.code, requestId: answer.headers['X-Request-Id'], status: answer.status }, 'request refused by the HTTP parser');
+  if (inFlight) {
+    // The app still holds this request (its body is late): its own answer must find the socket gone.
+    socket.write(refusalBytes(answer));
+    socket.destroy();
+    return;
+  }
+  socket.end(refusalBytes(answer));
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+}
+
+/** Listens on host:port; resolves with the listener's URL. */
+export function listen(server: Server, port: number, host: string): Promise<string> {
+  const scheme = server instanceof HttpsServer ? 'https' : 'http';
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new ConfigError(`${host}:${port} is already in use: stop what listens there or set another port (PORT, INTERNAL_PORT)`) : error),
+    );
+    server.listen(port, host, () => {
+      const { address, port: bound } = server.address() as AddressInfo;
+      resolve(`${scheme}://${address.includes(':') ? `[${address}]` : address}:${bound}`);
+    });
+  });
+}
