@@ -76,7 +76,7 @@ export async function startServers(): Promise<RunningServers> {
     servers.push(service, bare);
     const [serviceUrl, bareUrl] = await Promise.all([listen(service), listen(bare)]);
     return {
-      info: { serviceUrl: serviceUrl!, bareUrl: bareUrl!, storage: storage.label, key: seeded.key, days: seeded.days, firstDate: FIRST_DATE, lastDate: LAST_DATE, latestBytes, pid: process.pid },
+      info: { serviceUrl, bareUrl, storage: storage.label, key: seeded.key, days: seeded.days, firstDate: FIRST_DATE, lastDate: LAST_DATE, latestBytes, pid: process.pid },
       close: closeAll,
     };
   } catch (error) {

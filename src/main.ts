@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     ...listenerOptions,
     ...(config.TLS_CERT_FILE ? { tls: { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE!) } } : {}),
   });
-  const internalServer = createListener(app.internal, listenerOptions);
+  const internalServer = createListener((req, res) => void app.internal(req, res), listenerOptions);
   const publicUrl = await listen(publicServer, config.PORT, config.HOST);
   const internalUrl = await listen(internalServer, config.INTERNAL_PORT, config.INTERNAL_HOST);
   writeServiceFile(config.DATA_DIR, { pid: process.pid, publicUrl, internalUrl: `${internalUrl}/graphql` });

@@ -67,7 +67,7 @@ main().then(
   (code) => process.exit(code),
   (error: unknown) => {
     const known = error instanceof OperatorError || error instanceof ConfigError;
-    print({ error: known ? (error as Error).message : String(error) });
+    print({ error: known ? error.message : String(error) });
     if (!known) console.error(error);
     process.exit(1);
   },

@@ -34,7 +34,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenDatabase
         getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
           if (oid === DATE_OID) return keepText;
           if (oid === INT8_OID) return toNumber;
-          return pg.types.getTypeParser(oid, format);
+          return pg.types.getTypeParser(oid, format) as (value: string) => unknown;
         }) as typeof pg.types.getTypeParser,
       },
     });

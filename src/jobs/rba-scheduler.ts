@@ -146,7 +146,7 @@ export function startRbaScheduler(options: RbaSchedulerOptions): RbaScheduler {
   const follow = async (reason: string, signal: AbortSignal): Promise<FollowOutcome> => {
     const startedAt = services.clock();
     const outcome: FollowOutcome = { status: 'current', expected: null, newestDate: null, attempts: 0, polls: [] };
-    let lastError: unknown = null;
+    let lastError: unknown;
     for (;;) {
       if (stopped || signal.aborted) return { ...outcome, status: stopped ? 'stopped' : 'not-leader' };
       if (!leader.isHeld()) return { ...outcome, status: 'not-leader' };

@@ -22,6 +22,12 @@ import type { RbaTable } from './types.js';
 
 type Cell = XLSX.CellObject;
 
+// SheetJS's number-format helpers are untyped in its declarations; these are the two used here.
+const SSF = XLSX.SSF as {
+  is_date(fmt: string): boolean;
+  parse_date_code(serial: number, options: { date1904: boolean }): { y: number; m: number; d: number } | null;
+};
+
 // Decimals a plain number format shows: '0.0000' → 4, '0' → 0. Null for
 // 'General', or for formats that would not give a plain decimal (thousands
 // separators, text, colours, percentages, dates).
@@ -32,13 +38,13 @@ export function formatDecimals(fmt: string | number | undefined): number | null 
 }
 
 function isDateFormat(fmt: string | number | undefined): boolean {
-  return typeof fmt === 'string' && fmt !== 'General' && (XLSX.SSF.is_date(fmt) as boolean);
+  return typeof fmt === 'string' && fmt !== 'General' && SSF.is_date(fmt);
 }
 
 /** An Excel date serial as 'YYYY-MM-DD' (calendar parts; 1900 leap-year bug handled by SSF). */
 export function serialToIso(serial: number, date1904 = false): string | null {
   if (!Number.isFinite(serial) || serial < 1 || serial >= 2958466) return null;
-  const d = XLSX.SSF.parse_date_code(serial, { date1904 }) as { y: number; m: number; d: number } | null;
+  const d = SSF.parse_date_code(serial, { date1904 });
   return d ? isoFromParts(d.y, d.m, d.d) : null;
 }
 

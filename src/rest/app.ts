@@ -18,7 +18,7 @@ import { errorEnvelope } from './error-status.js';
 import { refusal, writeRefusal } from '../http/refusal.js';
 import { requestIdFrom } from '../http/request-id.js';
 import { requestUrl } from '../http/request-target.js';
-import { stringify, type Json } from './json.js';
+import { stringify } from './json.js';
 import { ResponseCache, type CachedAnswer } from './response-cache.js';
 import { createRouter } from './router.js';
 import { routes, type Route, type RouteRequest } from './routes.js';
@@ -188,7 +188,7 @@ export function createRestApp(options: RestAppOptions) {
       contextValue: createContext(services, { viewer }),
       variableValues,
     });
-    if (result.errors?.length) throw result.errors[0];
+    if (result.errors?.length) throw result.errors[0]!;
     const data = result.data as Record<string, any>;
 
     const { body: response, status = 200 } = route.respond(data, routeRequest);
@@ -275,6 +275,7 @@ export function createRestApp(options: RestAppOptions) {
     });
   }
 
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- the adapter's fetch is an arrow function, safe to hand on
   return { fetch: adapter.fetch, node };
 
   function failure(error: unknown, requestId: string, headers: Record<string, string>) {

@@ -38,7 +38,7 @@ beforeAll(async () => {
   await t.importFixture('f11.1-data.csv');
   key = await t.createKey('enterprise');
   publicPort = await listen(t.app.rest.node);
-  internalPort = await listen(t.app.internal);
+  internalPort = await listen((req, res) => void t.app.internal(req, res));
 });
 afterAll(async () => {
   for (const server of servers) server.close();

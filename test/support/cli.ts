@@ -278,7 +278,6 @@ export async function startService(env: Record<string, string>, timeoutMs = 60_0
     }
   };
   const listening = new Promise<void>((resolve, reject) => {
-    let poll: NodeJS.Timeout | undefined;
     const done = (error?: Error) => {
       clearTimeout(timer);
       clearInterval(poll);
@@ -286,14 +285,14 @@ export async function startService(env: Record<string, string>, timeoutMs = 60_0
       else resolve();
     };
     const timer = setTimeout(() => done(new Error(`the service did not listen within ${timeoutMs} ms:\n${output}`)), timeoutMs);
-    poll = setInterval(() => {
+    const poll = setInterval(() => {
       if (readServiceFile()) done();
     }, 100);
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       output += chunk;
       if (/"msg":"listening on /.test(output) && readServiceFile()) done();
     });
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     void exited.then(({ code, signal }) => done(new Error(`the service exited (${code ?? signal}) before listening:\n${output}`)));
   });
   try {
