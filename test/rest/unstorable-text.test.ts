@@ -124,7 +124,7 @@ describe('body fields', () => {
     ['a truncated sequence at the end (E6 9D)', bytesOf('{"url":"https://hooks.example.com/x"}', [0xe6, 0x9d]), /^The request body is not valid UTF-8$/],
     ['a NUL escape in url', bytesOf('{"url":"https://hooks.example.com/a\\u0000b"}'), /^Field 'url' contains NUL/],
     ['a NUL escape in a currency', bytesOf('{"url":"https://hooks.example.com/x","currencies":["USD","E\\u0000R"]}'), /^Field 'currencies\[1\]' contains NUL/],
-    ['a NUL escape in a field name', bytesOf('{"url":"https://hooks.example.com/x","desc\\u0000":"x"}'), /^Unknown field 'desc\u0000'/],
+    ['a NUL escape in a field name', bytesOf('{"url":"https://hooks.example.com/x","desc\\u0000":"x"}'), new RegExp(`^Unknown field 'desc${String.fromCharCode(0)}'`)],
     ['a string 5,000 arrays deep (refused by its type, without recursion)', bytesOf('{"url":"https://hooks.example.com/x","currencies":[', '['.repeat(5000), '"\\ud800"', ']'.repeat(5000), ']}'), /^Field 'currencies' must be an array of strings$/],
   ])('POST %s: 400, nothing stored', async (_what, body, info) => {
     await refusedUnchanged(() => jsonPost(SUBSCRIPTIONS, body), info);
