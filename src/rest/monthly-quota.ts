@@ -92,12 +92,17 @@ export class MonthlyQuota {
       this.queues.set(key, queue);
     }
     const waiting = new Promise<number | null>((resolve, reject) => queue.waiters.push({ resolve, reject }));
-    if (!queue.granting) void this.grant(key, queue);
+    if (!queue.granting) {
+      queue.granting = true;
+      // The statement goes out once the requests read in this turn of the event loop have joined
+      // the queue. PGlite runs a statement to its end before the next request is read, so without
+      // this turn every request would have a statement of its own.
+      setImmediate(() => void this.grant(key, queue));
+    }
     return waiting;
   }
 
   private async grant(key: string, queue: Queue): Promise<void> {
-    queue.granting = true;
     let batch: Waiter[] = [];
     try {
       while (queue.waiters.length > 0) {
