@@ -27,6 +27,12 @@ beforeAll(async () => {
 const anyByte = fc.integer({ min: 0, max: 255 }).map((c) => String.fromCharCode(c));
 const syntaxByte = fc.constantFrom(' ', '\t', '\r', '\n', '\0', ':', '/', '?', '#', '%', '[', ']', '@', '\\', '"', ',', ';', '=', '\x7f', '\xff');
 const odd = (maxLength = 12) => fc.string({ unit: fc.oneof(anyByte, syntaxByte), maxLength });
+// Bytes a parser lets through in a target or a header value (visible ASCII, and bytes above 0x7f).
+const visibleByte = fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 0x21, max: 0x7e }) }, fc.integer({ min: 0x80, max: 0xff })).map((c) => String.fromCharCode(c));
+const visible = (maxLength = 12) => fc.string({ unit: visibleByte, maxLength });
+const urlText = (maxLength = 16) => fc.string({ unit: fc.constantFrom(..."abcXYZ019-._~!$&'()*+,;=:@%/?"), maxLength });
+/** Mostly what a parser accepts, sometimes anything: each request is mostly well-formed, so most reach the app. */
+const mostly = <T>(usual: fc.Arbitrary<T>, unusual: fc.Arbitrary<T>, weight = 15) => fc.oneof({ weight, arbitrary: usual }, { weight: 1, arbitrary: unusual });
 const token = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~'), minLength: 1, maxLength: 10 });
 
 const knownPath = fc.constantFrom(
@@ -66,38 +72,47 @@ const query = fc.oneof(
     '?start_date=2024-03-01&end_date=2024-01-01',
     '?%=%',
   ),
-  odd().map((q) => `?${q}`),
+  urlText().map((q) => `?${q}`),
+  mostly(urlText(), visible(), 2).map((q) => `?${q}`),
 );
-const path = fc.tuple(fc.oneof({ weight: 4, arbitrary: knownPath }, odd().map((p) => `/${p}`), odd().map((p) => `//${p}`)), query).map(([p, q]) => p + q);
+const path = fc
+  .tuple(fc.oneof({ weight: 12, arbitrary: knownPath }, urlText().map((p) => `/${p}`), urlText().map((p) => `//${p}`), fc.oneof(visible(), odd()).map((p) => `/${p}`)), query)
+  .map(([p, q]) => p + q);
 const authority = fc.oneof(fc.constantFrom('[', '[::1]', 'a:99999', 'example.com', 'rates.test:8080', '@', '', 'x@y', '%41'), odd(8));
 const target = fc.oneof(
-  { weight: 8, arbitrary: path },
+  { weight: 30, arbitrary: path },
   { weight: 2, arbitrary: fc.tuple(fc.constantFrom('http://', 'https://', 'HTTP://', 'ftp://'), authority, path).map((parts) => parts.join('')) },
   { weight: 1, arbitrary: fc.constantFrom('*', 'example.com:443', '') },
   { weight: 1, arbitrary: odd(20) },
 );
 const method = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom('GET', 'HEAD', 'POST', 'OPTIONS', 'PATCH', 'DELETE', 'PUT') },
+  { weight: 40, arbitrary: fc.constantFrom('GET', 'GET', 'GET', 'HEAD', 'POST', 'OPTIONS', 'PATCH', 'DELETE', 'PUT') },
   { weight: 1, arbitrary: fc.constantFrom('CONNECT', 'TRACE', 'get', 'PRI', 'M-SEARCH', '') },
   { weight: 1, arbitrary: odd(8) },
 );
-const version = fc.oneof({ weight: 8, arbitrary: fc.constant('HTTP/1.1') }, { weight: 2, arbitrary: fc.constant('HTTP/1.0') }, fc.constantFrom('HTTP/2.0', 'HTTP/1.1 ', 'http/1.1', 'HTTP/1.x', 'HTTP/1.1\0', ''));
-const lineBreak = fc.oneof({ weight: 12, arbitrary: fc.constant('\r\n') }, fc.constantFrom('\n', '\r', '\r\r\n'));
+const version = fc.oneof(
+  { weight: 25, arbitrary: fc.constant('HTTP/1.1') },
+  { weight: 4, arbitrary: fc.constant('HTTP/1.0') },
+  fc.constantFrom('HTTP/2.0', 'HTTP/1.1 ', 'http/1.1', 'HTTP/1.x', 'HTTP/1.1\0', ''),
+);
+const lineBreak = mostly(fc.constant('\r\n'), fc.constantFrom('\n', '\r', '\r\r\n'), 40);
 
 /** `KEY` stands for a valid API key, filled in when the request is sent. */
 const header = fc.oneof(
-  fc.constantFrom('Authorization: Bearer KEY', 'Authorization: Bearer KEY', 'Authorization: Basic Zm9vOmJhcg==', 'Authorization: Bearer', 'Authorization: Bearer KEYx'),
-  odd(70).map((v) => `Authorization: Bearer ${v}`),
-  fc.oneof(fc.nat(40).map(String), fc.constantFrom('-1', 'abc', '99999999999999999999', '1, 2', '', '0x10', '+5')).map((v) => `Content-Length: ${v}`),
-  fc.constantFrom('chunked', 'gzip, chunked', 'chunked, gzip', 'identity', '', 'CHUNKED').map((v) => `Transfer-Encoding: ${v}`),
-  fc.oneof(fc.constantFrom('application/json', 'text/plain', 'application/json; charset=latin1', 'APPLICATION/JSON'), odd()).map((v) => `Content-Type: ${v}`),
-  fc.oneof(token, odd(150)).map((v) => `X-Request-Id: ${v}`),
-  odd(30).map((v) => `If-None-Match: ${v}`),
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom('Authorization: Bearer KEY', 'Authorization: Bearer KEY', 'Authorization: Basic Zm9vOmJhcg==', 'Authorization: Bearer', 'Authorization: Bearer KEYx'),
+  },
+  mostly(visible(70), odd(70)).map((v) => `Authorization: Bearer ${v}`),
+  mostly(fc.nat(40).map(String), fc.constantFrom('-1', 'abc', '99999999999999999999', '1, 2', '', '0x10', '+5'), 2).map((v) => `Content-Length: ${v}`),
+  mostly(fc.constant('chunked'), fc.constantFrom('gzip, chunked', 'chunked, gzip', 'identity', '', 'CHUNKED'), 2).map((v) => `Transfer-Encoding: ${v}`),
+  mostly(fc.constantFrom('application/json', 'text/plain', 'application/json; charset=latin1', 'APPLICATION/JSON'), odd(), 5).map((v) => `Content-Type: ${v}`),
+  { weight: 2, arbitrary: fc.oneof({ weight: 4, arbitrary: token }, visible(150), odd(150)).map((v) => `X-Request-Id: ${v}`) },
+  mostly(fc.constantFrom('*', '"x"', 'W/"x", "y"'), visible(30), 2).map((v) => `If-None-Match: ${v}`),
   fc.constantFrom('Expect: 100-continue', 'Expect: nope', 'Upgrade: websocket', 'Upgrade: h2c', 'Connection: keep-alive', 'Connection: Upgrade', 'Connection: close, TE'),
-  fc.oneof(fc.constantFrom('127.0.0.1', '::1', '10.0.0.1, 1.2.3.4', 'unknown'), odd()).map((v) => `X-Forwarded-For: ${v}`),
-  fc.constantFrom('X-Forwarded-Proto: http', 'X-Forwarded-Proto: https', 'Origin: https://example.com', 'Access-Control-Request-Method: POST'),
-  fc.tuple(odd(10), odd(20)).map(([n, v]) => `${n}: ${v}`),
-  odd(20),
+  mostly(fc.constantFrom('127.0.0.1', '::1', '10.0.0.1, 1.2.3.4', 'unknown'), visible(), 3).map((v) => `X-Forwarded-For: ${v}`),
+  { weight: 2, arbitrary: fc.constantFrom('X-Forwarded-Proto: http', 'X-Forwarded-Proto: https', 'Origin: https://example.com', 'Access-Control-Request-Method: POST') },
+  mostly(fc.tuple(token, visible(20)), fc.tuple(odd(10), odd(20)), 3).map(([n, v]) => `X-${n}: ${v}`),
 );
 const body = fc.oneof(
   { weight: 4, arbitrary: fc.constant('') },
@@ -127,18 +142,24 @@ const request = fc
     target,
     version,
     lineBreak,
-    host: fc.oneof({ weight: 9, arbitrary: fc.constant('Host: rates.test') }, fc.constant(''), fc.constantFrom('Host:', 'Host: [', 'Host: a, b'), odd().map((h) => `Host: ${h}`)),
-    headers: fc.array(header, { maxLength: 6 }),
-    // Most requests ask the service to close after answering; the rest wait out its keep-alive limit.
-    close: fc.oneof({ weight: 6, arbitrary: fc.constant(true) }, fc.constant(false)),
+    host: mostly(fc.constant('Host: rates.test'), fc.oneof(fc.constantFrom('', 'Host:', 'Host: [', 'Host: a, b'), odd().map((h) => `Host: ${h}`))),
+    headers: fc.array(header, { maxLength: 3 }),
     body,
+    // A body mostly comes with its length; without it, it reads as the start of a next request.
+    framed: mostly(fc.constant(true), fc.constant(false), 6),
+    // Most connections ask the service to close after answering; the rest wait out its keep-alive limit.
+    close: mostly(fc.constant(true), fc.constant(false), 4),
   })
-  .map(({ method, target, version, lineBreak, host, headers, close, body }): Request => {
-    const lines = [`${method} ${target} ${version}`, ...(host ? [host] : []), ...headers, ...(close ? ['Connection: close'] : [])];
-    return { method, text: lines.join(lineBreak) + lineBreak + lineBreak + body };
+  .map(({ method, target, version, lineBreak, host, headers, body, framed, close }) => {
+    const length = framed && body !== '' ? [`Content-Length: ${body.length}`] : [];
+    /** the request, asking to close the connection when it is the last one on it */
+    return (last: boolean): Request => {
+      const lines = [`${method} ${target} ${version}`, ...(host ? [host] : []), ...headers, ...length, ...(last && close ? ['Connection: close'] : [])];
+      return { method, text: lines.join(lineBreak) + lineBreak + lineBreak + body };
+    };
   });
 /** Sometimes a second request follows the first on the same connection. */
-const connection = fc.tuple(request, fc.option(request, { freq: 8 })).map(([first, second]) => (second ? [first, second] : [first]));
+const connection = fc.tuple(request, fc.option(request, { freq: 8 })).map(([first, second]) => (second ? [first(false), second(true)] : [first(true)]));
 
 const problems: string[] = [];
 
