@@ -2,8 +2,9 @@
 // request lines, methods, targets with odd bytes, headers and bodies, some malformed on purpose.
 // Every answer must be a 2xx, 3xx or 4xx with X-Request-Id, errors in SPEC 7's envelope, or a closed
 // connection; never a 5xx, never a connection held open; and the service must still answer
-// afterwards. The requests come from a seeded generator (fast-check): FUZZ_SEED=<n> repeats a run,
-// FUZZ_RUNS=<n> changes its size, and a failure names its seed and the requests that failed.
+// afterwards, with no error in its log. The requests come from a seeded generator (fast-check):
+// FUZZ_SEED=<n> repeats a run, FUZZ_RUNS=<n> changes its size, and a failure names its seed and the
+// requests that failed.
 import fc from 'fast-check';
 import { beforeAll, expect, it } from 'vitest';
 import { accountWithKeyVia, importFixtureVia, serviceOnOwnStore } from '../support/cli.js';
@@ -214,4 +215,7 @@ it(`${RUNS} generated requests get an answer in the envelope or a closed connect
   expect(problems, report).toEqual([]);
   const status = await service.get('/status');
   expect(status.status, report).toBe(200);
+  // Nothing a client sends is a fault of the service's: no error was logged.
+  const errors = service.output().split('\n').filter((line) => /"level":(50|60)/.test(line));
+  expect(errors, `FUZZ_SEED=${SEED}`).toEqual([]);
 });
