@@ -14,7 +14,7 @@ import { identifyPeer, type Peer, type TrustedProxies } from './client-address.j
 import type { RequestLimits } from './limits.js';
 import type { UsageRecorder } from './usage.js';
 import { errorEnvelope } from './error-status.js';
-import { refusal, writeRefusal } from '../http/refusal.js';
+import { refuseRequest } from '../http/refusal.js';
 import { requestIdFrom } from '../http/request-id.js';
 import { requestUrl } from '../http/request-target.js';
 import { stringify, type Json } from './json.js';
@@ -258,7 +258,7 @@ export function createRestApp(options: RestAppOptions) {
       url = requestUrl(req);
     } catch (error) {
       if (!(error instanceof BadRequestError)) throw error;
-      writeRefusal(res, refusal(error.code, error.message, requestIdFrom(header('x-request-id'))));
+      refuseRequest(req, res, error);
       return;
     }
     const body = (limit: number) => readLimited(req, limit);

@@ -60,6 +60,14 @@ describe('request targets', () => {
     expect(() => requestUrl(request(target))).toThrow(expect.objectContaining({ code: 'bad_request' }));
   });
 
+  it.each(['rates.test', 'rates.test:8080', '127.0.0.1:80', '[::1]:8080', 'localhost:'])('Host %s is a host', (host) => {
+    expect(requestUrl(request('/status', host)).pathname).toBe('/status');
+  });
+
+  it.each(['[', 'a b', 'a/b', 'x@y', 'a:99999', '', '[::1', 'rates.test:8x'])('Host %j is refused as 400 bad_request', (host) => {
+    expect(() => requestUrl(request('/status', host))).toThrow(/Host header must be a host/);
+  });
+
   it('an HTTP/1.1 request needs a Host header; an HTTP/1.0 one does not', () => {
     expect(() => requestUrl(request('/', null))).toThrow(/Host header/);
     expect(requestUrl(request('/', null, '1.0')).pathname).toBe('/');
