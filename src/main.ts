@@ -6,10 +6,10 @@ import { ConfigError, parseConfig } from './config.js';
 import { startChangeFeed } from './db/change-feed.js';
 import { openDatabase, targetFromConfig } from './db/connect.js';
 import { openLeaderLock } from './db/leader-lock.js';
+import { migrateToLatest } from './db/migrate.js';
 import { listenerLimitsOf } from './http/limits.js';
 import { refusingInvalidTargets } from './http/request-target.js';
 import { createListener, listen } from './http/server.js';
-import { migrateToLatest } from './db/migrate.js';
 import { RBA_LEADER_LOCK, startRbaScheduler } from './jobs/rba-scheduler.js';
 import { findRunningService, loadOperatorToken, removeServiceFile, writeServiceFile } from './service-file.js';
 

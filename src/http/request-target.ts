@@ -1,6 +1,6 @@
 // The request target (RFC 9112 section 3.2) as the URL the REST app routes on. Node hands the
 // target over as sent; it is trusted nowhere else, so every shape of it is judged here.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { BadRequestError } from '../errors.js';
 import { refuseRequest } from './refusal.js';
 
@@ -8,6 +8,7 @@ const ORIGIN = 'http://localhost';
 const ABSOLUTE_FORM = /^https?:\/\//i;
 /** uri-host [":" port] (RFC 9110 section 7.2): a name or IPv4 address, or an IPv6 one in brackets */
 const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=%-]+)(?::\d*)?$/;
+const MAX_KNOWN_HOSTS = 1_000;
 
 function parsed(text: string): URL | null {
   try {
@@ -15,6 +16,16 @@ function parsed(text: string): URL | null {
   } catch {
     return null;
   }
+}
+
+// Most requests repeat a few Host values: each is checked once.
+const knownHosts = new Set<string>();
+function isHost(host: string): boolean {
+  if (knownHosts.has(host)) return true;
+  if (!HOST.test(host) || parsed(`http://${host}/`) === null) return false;
+  if (knownHosts.size >= MAX_KNOWN_HOSTS) knownHosts.clear();
+  knownHosts.add(host);
+  return true;
 }
 
 /**
@@ -29,7 +40,7 @@ export function requestUrl(req: IncomingMessage): URL {
   const { host } = req.headers;
   if (host === undefined) {
     if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1) throw new BadRequestError('An HTTP/1.1 request needs a Host header');
-  } else if (!HOST.test(host) || parsed(`http://${host}/`) === null) {
+  } else if (!isHost(host)) {
     throw new BadRequestError('The Host header must be a host name or address, with an optional port');
   }
   const url = target.startsWith('/') ? parsed(ORIGIN + target) : ABSOLUTE_FORM.test(target) ? parsed(target) : null;
@@ -39,22 +50,24 @@ export function requestUrl(req: IncomingMessage): URL {
   return url;
 }
 
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+/** The request's URL; or null once the request has been refused, in the envelope, for its target or Host. */
+export function acceptedUrl(req: IncomingMessage, res: ServerResponse): URL | null {
+  try {
+    return requestUrl(req);
+  } catch (error) {
+    if (!(error instanceof BadRequestError)) throw error;
+    refuseRequest(req, res, error);
+    return null;
+  }
+}
 
 /**
  * `handler` behind the same rules, for a handler that builds its own URL from the target and the
  * Host header (the internal endpoint's adapter, which answers a 500 with a stack trace for a Host
  * it cannot parse).
  */
-export function refusingInvalidTargets(handler: Handler): Handler {
+export function refusingInvalidTargets(handler: RequestListener): RequestListener {
   return (req, res) => {
-    try {
-      requestUrl(req);
-    } catch (error) {
-      if (!(error instanceof BadRequestError)) throw error;
-      refuseRequest(req, res, error);
-      return;
-    }
-    handler(req, res);
+    if (acceptedUrl(req, res)) handler(req, res);
   };
 }
