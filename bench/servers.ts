@@ -68,7 +68,7 @@ export async function startServers(): Promise<RunningServers> {
     servers.push(service, bare);
     const [serviceUrl, bareUrl] = await Promise.all([listen(service, 0, '127.0.0.1'), listen(bare, 0, '127.0.0.1')]);
     return {
-      info: { serviceUrl: serviceUrl!, bareUrl: bareUrl!, storage: storage.label, key: seeded.key, days: seeded.days, firstDate: FIRST_DATE, lastDate: LAST_DATE, latestBytes, pid: process.pid },
+      info: { serviceUrl, bareUrl, storage: storage.label, key: seeded.key, days: seeded.days, firstDate: FIRST_DATE, lastDate: LAST_DATE, latestBytes, pid: process.pid },
       close: closeAll,
     };
   } catch (error) {

@@ -21,7 +21,7 @@ async function adminQuery(serverUrl: string, sql: string, values: unknown[] = []
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
-    return (await client.query(sql, values)).rows;
+    return (await client.query<Record<string, unknown>>(sql, values)).rows;
   } finally {
     await client.end();
   }

@@ -1,6 +1,16 @@
 // What is measured: each target's URL and headers, and a check of one answer before the load.
 import type { ServersInfo } from './servers.js';
 
+/** The fields of a sample answer the checks look at (whichever the target's endpoint has). */
+interface SampleBody {
+  success?: unknown;
+  count?: unknown;
+  date?: unknown;
+  rates?: Record<string, Record<string, number>>;
+  result?: unknown;
+  free?: unknown;
+}
+
 export interface Target {
   name: string;
   url: string;
@@ -8,7 +18,7 @@ export interface Target {
   /** true for the baseline the others are compared with */
   baseline?: boolean;
   /** throws when a sample answer is not what a correct service sends */
-  check(body: any): void;
+  check(body: SampleBody): void;
 }
 
 function expect(condition: unknown, message: string): asserts condition {
@@ -29,15 +39,15 @@ export function targetsFor(info: ServersInfo): Target[] {
       name: '/symbols',
       url: `${info.serviceUrl}/symbols`,
       headers: {},
-      check: (body) => expect(body.success === true && body.count === 21, `expected 21 symbols, got ${body.count}`),
+      check: (body) => expect(body.success === true && body.count === 21, `expected 21 symbols, got ${String(body.count)}`),
     },
     {
       name: '/latest (keyed)',
       url: `${info.serviceUrl}/latest`,
       headers: keyed,
       check: (body) => {
-        expect(body.date === info.lastDate, `latest date is ${body.date}, expected ${info.lastDate}`);
-        expect(Object.keys(body.rates).length === 20, `latest has ${Object.keys(body.rates).length} rates, expected 20`);
+        expect(body.date === info.lastDate, `latest date is ${String(body.date)}, expected ${info.lastDate}`);
+        expect(Object.keys(body.rates ?? {}).length === 20, `latest has ${Object.keys(body.rates ?? {}).length} rates, expected 20`);
       },
     },
     {
@@ -45,7 +55,7 @@ export function targetsFor(info: ServersInfo): Target[] {
       url: `${info.serviceUrl}/timeseries?start_date=${info.firstDate}&end_date=${info.lastDate}`,
       headers: keyed,
       check: (body) => {
-        const days = Object.values(body.rates ?? {}) as Record<string, number>[];
+        const days = Object.values(body.rates ?? {});
         expect(days.length === info.days, `timeseries has ${days.length} days, expected ${info.days}`);
         expect(days.every((d) => Object.keys(d).length === 20), 'a timeseries day lacks some of the 20 codes');
       },
@@ -64,6 +74,6 @@ export async function preflight(target: Target): Promise<{ bytes: number; conten
   const response = await fetch(target.url, { headers: target.headers });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`${target.name} answered ${response.status}: ${text.slice(0, 300)}`);
-  target.check(JSON.parse(text));
+  target.check(JSON.parse(text) as SampleBody);
   return { bytes: Buffer.byteLength(text), contentType: response.headers.get('content-type') };
 }

@@ -25,7 +25,7 @@ const server = createServer(
       const body = Buffer.concat(chunks);
       const ok = verified(body, req.headers['x-exchangerates-signature'] as string | undefined);
       console.log(
-        `${req.headers['x-exchangerates-event']} ${req.headers['x-exchangerates-delivery']} signature ${ok ? 'valid' : 'INVALID'}\n${body.toString('utf8')}`,
+        `${String(req.headers['x-exchangerates-event'])} ${String(req.headers['x-exchangerates-delivery'])} signature ${ok ? 'valid' : 'INVALID'}\n${body.toString('utf8')}`,
       );
       res.writeHead(ok ? 200 : 401).end();
     });

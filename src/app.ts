@@ -65,7 +65,7 @@ export function createServices(
     clock: options.clock ?? (() => new Date()),
     version: VERSION,
     changes,
-    rbaSources: { rss: config.RBA_RSS_URL, csv: config.RBA_CSV_URL },
+    rbaSources: { rss: config.RBA_RSS_URL, csv: config.RBA_CSV_URL, history: config.RBA_HISTORY_URLS },
     webhooks: {
       box: createSecretBox(loadWebhookKey(config)),
       policy,
@@ -87,7 +87,11 @@ export function buildApp(deps: AppDependencies) {
     ...(deps.webhookNetwork ? { webhookNetwork: deps.webhookNetwork } : {}),
   });
   const usage = new UsageRecorder(deps.db, services.clock, (err) => logger.error({ err }, 'usage flush failed'));
-  const limits = new RequestLimits(deps.db, services.clock, (err) => logger.error({ err }, 'returning quota units failed'));
+  const limits = new RequestLimits(deps.db, services.clock, {
+    // Half the statement bound: a grant the database reaches later than that may arrive after its
+    // request was already answered 503, and so must not count. PGlite runs in-process and cannot stall.
+    grantDeadlineMs: deps.config.DATABASE_URL ? deps.config.DATABASE_STATEMENT_TIMEOUT_MS / 2 : null,
+  });
   const rest = createRestApp({
     schema,
     services,
@@ -106,13 +110,12 @@ export function buildApp(deps: AppDependencies) {
     internal,
     logger,
     usage,
-    quota: limits.monthly,
     /** sends webhook deliveries: `start()` in the service, `runDue()` from tests */
     deliveries,
-    /** Finishes attempts in flight and writes what is held in memory (usage counts, unused quota units) back before the database closes. */
+    /** Finishes attempts in flight and writes what is held in memory (usage counts) back before the database closes. */
     async close() {
       await deliveries.stop();
-      await Promise.all([usage.close(), limits.monthly.close()]);
+      await usage.close();
     },
   };
 }

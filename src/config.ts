@@ -17,6 +17,12 @@ const schema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must be a postgres:// or postgresql:// URL')
     .optional(),
+  /**
+   * Bounds on every Postgres call, so a stalled server answers 503 within about 2 s instead of
+   * hanging requests: getting a connection, and one statement.
+   */
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   DOCUMENTATION_URL: z.url().default('https://aud-rates.invalid/docs'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** proxies whose X-Forwarded-For and X-Forwarded-Proto are believed: addresses or CIDR ranges */
@@ -48,6 +54,14 @@ const schema = z.object({
   /** where the scheduler and `sync` look for new rates: URLs or local file paths */
   RBA_RSS_URL: z.string().min(1).default('https://www.rba.gov.au/rss/rss-cb-exchange-rates.xml'),
   RBA_CSV_URL: z.string().min(1).default('https://www.rba.gov.au/statistics/tables/csv/f11.1-data.csv'),
+  /**
+   * the history workbooks to hold (the RBA publishes 2018–2022 only as a workbook): URLs or paths,
+   * comma-separated; each is fetched at catch-up until it has been stored once; 'off' for none
+   */
+  RBA_HISTORY_URLS: z
+    .string()
+    .default('https://www.rba.gov.au/statistics/tables/xls-hist/2018-2022.xls')
+    .transform((v) => (v.trim() === 'off' ? [] : v.split(',').map((s) => s.trim()).filter((s) => s !== ''))),
   /** 'off' leaves polling the RBA to another process or to `sync` */
   SCHEDULER: z.enum(['on', 'off']).default('on'),
   /** every listener's time limits (src/http/server.ts); lowered by tests to see them act */

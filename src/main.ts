@@ -11,10 +11,11 @@ import { listenerLimitsOf } from './http/limits.js';
 import { refusingInvalidTargets } from './http/request-target.js';
 import { createListener, listen } from './http/server.js';
 import { RBA_LEADER_LOCK, startRbaScheduler } from './jobs/rba-scheduler.js';
-import { findRunningService, loadOperatorToken, removeServiceFile, writeServiceFile } from './service-file.js';
+import { findRunningService, keepDataDirPrivate, loadOperatorToken, removeServiceFile, writeServiceFile } from './service-file.js';
 
 async function main(): Promise<void> {
   const config = parseConfig(process.env);
+  keepDataDirPrivate(config.DATA_DIR);
   const running = findRunningService(config.DATA_DIR);
   if (running && !config.DATABASE_URL) {
     // PGlite is one process's database: a second service on the same directory would corrupt it.
@@ -30,7 +31,7 @@ async function main(): Promise<void> {
     ...listenerOptions,
     ...(config.TLS_CERT_FILE ? { tls: { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE!) } } : {}),
   });
-  const internalServer = createListener(refusingInvalidTargets(app.internal), listenerOptions);
+  const internalServer = createListener(refusingInvalidTargets((req, res) => void app.internal(req, res)), listenerOptions);
   const publicUrl = await listen(publicServer, config.PORT, config.HOST);
   const internalUrl = await listen(internalServer, config.INTERNAL_PORT, config.INTERNAL_HOST);
   writeServiceFile(config.DATA_DIR, { pid: process.pid, publicUrl, internalUrl: `${internalUrl}/graphql` });

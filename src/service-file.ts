@@ -1,9 +1,11 @@
 // What a running service keeps in its data directory: `service.json` (internal endpoint address,
 // pid) and `operator-token` so the operator CLI can reach it (D33), and `webhook-key`, the key
-// that seals webhook signing secrets when none is configured (all mode 0600).
+// that seals webhook signing secrets when none is configured (all mode 0600), and `pgdata/`, the
+// embedded database.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { narrowToOwner } from './private-files.js';
 
 export interface ServiceFile {
   pid: number;
@@ -12,6 +14,20 @@ export interface ServiceFile {
 }
 
 const serviceFilePath = (dataDir: string) => join(dataDir, 'service.json');
+
+const OWNED_ENTRIES = ['pgdata', 'operator-token', 'webhook-key', 'service.json'];
+
+/**
+ * Makes what this process writes under DATA_DIR its user's alone (files 0600, directories 0700),
+ * through the umask, and narrows what an earlier version left wider. Only the entries the service
+ * owns are touched, never other files a user keeps in the directory.
+ */
+export function keepDataDirPrivate(dataDir: string): void {
+  process.umask(0o077);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, lstatSync(dataDir).mode & 0o700);
+  for (const name of OWNED_ENTRIES) narrowToOwner(join(dataDir, name));
+}
 
 /** The file's content, or 32 random bytes in base64url written to it on first use. */
 function loadOrGenerate(dataDir: string, name: string): string {

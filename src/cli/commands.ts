@@ -52,7 +52,7 @@ async function sync(client: OperatorClient, args: CommandArgs) {
   const source = args.positionals[0];
   const variables = source ? { source: absolute(source) } : {};
   const { syncRates } = await client.run<{ syncRates: object }>(
-    `mutation Sync($source: String) { syncRates(source: $source) { sources days inserted updated published deliveries newestDate } }`,
+    `mutation Sync($source: Text) { syncRates(source: $source) { sources days inserted updated published deliveries newestDate } }`,
     variables,
   );
   return syncRates;
@@ -94,7 +94,7 @@ export const commands: Record<string, Command> = {
   },
   'key revoke': async (client, args) => {
     const { revokeApiKey } = await client.run<{ revokeApiKey: object }>(
-      `mutation Revoke($prefix: String!) { revokeApiKey(prefix: $prefix) { id prefix status } }`,
+      `mutation Revoke($prefix: Text!) { revokeApiKey(prefix: $prefix) { id prefix status } }`,
       { prefix: option(args, 'prefix') },
     );
     return revokeApiKey;

@@ -2,6 +2,7 @@
 // refused one prints {"error": "..."} and exits 1.
 import { parseArgs } from 'node:util';
 import { ConfigError, parseConfig } from '../config.js';
+import { NOT_UTF8 } from '../domain/text.js';
 import { commands } from './commands.js';
 import { connectOperator, OperatorError } from './operator-client.js';
 
@@ -19,7 +20,22 @@ function print(value: object): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
+/**
+ * Node decodes the argument bytes as UTF-8 and puts U+FFFD where they are not: the bytes are lost,
+ * so an argument holding U+FFFD cannot be known to be what was typed. (NUL and lone surrogates
+ * cannot reach a program through its arguments; the Text scalar refuses them on every other path.)
+ */
+function undecodedArgument(args: readonly string[]): string | null {
+  const index = args.findIndex((arg) => arg.includes('\uFFFD'));
+  return index < 0 ? null : `argument ${index + 1} ('${args[index]}') ${NOT_UTF8}`;
+}
+
 async function main(): Promise<number> {
+  const undecoded = undecodedArgument(process.argv.slice(2));
+  if (undecoded !== null) {
+    print({ error: `${undecoded}\n${USAGE}` });
+    return 2;
+  }
   let parsed;
   try {
     parsed = parseArgs({
@@ -51,7 +67,7 @@ main().then(
   (code) => process.exit(code),
   (error: unknown) => {
     const known = error instanceof OperatorError || error instanceof ConfigError;
-    print({ error: known ? (error as Error).message : String(error) });
+    print({ error: known ? error.message : String(error) });
     if (!known) console.error(error);
     process.exit(1);
   },

@@ -10,7 +10,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import { DomainError } from '../errors.js';
 import { createContext } from '../schema/context.js';
 import { schema } from '../schema/index.js';
-import { findRunningService, loadOperatorToken } from '../service-file.js';
+import { findRunningService, keepDataDirPrivate, loadOperatorToken } from '../service-file.js';
 
 /** A refused operation: the CLI prints `{"error": message}` and exits non-zero. */
 export class OperatorError extends Error {}
@@ -49,6 +49,7 @@ export async function connectOperator(config: Config): Promise<OperatorClient> {
       close: async () => {},
     };
   }
+  if (!config.DATABASE_URL) keepDataDirPrivate(config.DATA_DIR);
   const { db, target } = await openDatabase(targetFromConfig(config));
   await migrateToLatest(db);
   // Other processes on a shared Postgres must hear of revocations and imports made here.

@@ -58,6 +58,8 @@ export interface AccountsTable {
   /** first day of the period `quota_used` counts */
   quota_period: ColumnType<string, string | undefined, string>;
   quota_used: ColumnType<number, number | undefined, number>;
+  /** requests of Free's one-time allowance used so far (D16, D35); never reset */
+  free_used: ColumnType<number, number | undefined, number>;
 }
 
 export interface ApiKeysTable {
@@ -130,8 +132,18 @@ export interface WebhookDeliveriesTable {
   finished_at: ColumnType<Date | null, never, Date | null>;
 }
 
+/** A history workbook (RBA_HISTORY_URLS) stored in full; it is fetched no more. */
+export interface HistoryImportsTable {
+  source: string;
+  days: number;
+  first_date: string;
+  last_date: string;
+  imported_at: ColumnType<Date, Date | undefined, never>;
+}
+
 export interface Database {
   publications: PublicationsTable;
+  history_imports: HistoryImportsTable;
   rates: RatesTable;
   rate_corrections: RateCorrectionsTable;
   accounts: AccountsTable;

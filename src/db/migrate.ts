@@ -1,30 +1,36 @@
+import { inspect } from 'node:util';
 import { Migrator, type Kysely, type Migration, type MigrationResultSet } from 'kysely';
+import type { Database } from './database.js';
 import * as m0001 from './migrations/0001_rates_and_keys.js';
 import * as m0002 from './migrations/0002_quota_and_usage.js';
 import * as m0003 from './migrations/0003_webhooks.js';
+import * as m0004 from './migrations/0004_free_allowance.js';
+import * as m0005 from './migrations/0005_history_imports.js';
 
 // Listed explicitly rather than read from disk, so they run the same under tsx, a bundle or tests.
 const migrations: Record<string, Migration> = {
   '0001_rates_and_keys': m0001,
   '0002_quota_and_usage': m0002,
   '0003_webhooks': m0003,
+  '0004_free_allowance': m0004,
+  '0005_history_imports': m0005,
 };
 
-export function migrator(db: Kysely<any>): Migrator {
+export function migrator(db: Kysely<Database>): Migrator {
   return new Migrator({ db, provider: { getMigrations: async () => migrations } });
 }
 
-export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
   throwOnFailure(await migrator(db).migrateToLatest());
 }
 
-export async function migrateDown(db: Kysely<any>): Promise<void> {
+export async function migrateDown(db: Kysely<Database>): Promise<void> {
   throwOnFailure(await migrator(db).migrateDown());
 }
 
 function throwOnFailure({ error, results }: MigrationResultSet): void {
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
-    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error });
+    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${error instanceof Error ? error.message : inspect(error)}`, { cause: error });
   }
 }

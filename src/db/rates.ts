@@ -41,7 +41,7 @@ export async function findFreshness(db: Kysely<Database>): Promise<Freshness> {
     db.selectFrom('rates').select(['code', (eb) => eb.fn.max('date').as('newest')]).groupBy('code').execute(),
     db.selectFrom('publications').select((eb) => eb.fn.max('stored_at').as('last')).executeTakeFirst(),
   ]);
-  const newestByCode = new Map(byCode.map((r) => [r.code, r.newest as string]));
+  const newestByCode = new Map(byCode.map((r) => [r.code, r.newest]));
   let newestDate: string | null = null;
   for (const date of newestByCode.values()) if (newestDate === null || date > newestDate) newestDate = date;
   return { newestDate, newestByCode, lastStoredAt: (stored?.last as Date | null | undefined) ?? null };

@@ -91,7 +91,11 @@ export function listen(server: Server, port: number, host: string): Promise<stri
   const scheme = server instanceof HttpsServer ? 'https' : 'http';
   return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'EADDRINUSE' ? new ConfigError(`${host}:${port} is already in use: stop what listens there or set another port (PORT, INTERNAL_PORT)`) : error),
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new ConfigError(`${host}:${port} is already in use: stop what listens there or set another port (PORT, INTERNAL_PORT)`)
+          : error,
+      ),
     );
     server.listen(port, host, () => {
       const { address, port: bound } = server.address() as AddressInfo;

@@ -3,7 +3,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Response, createServerAdapter } from '@whatwg-node/server';
 import type { GraphQLSchema } from 'graphql';
-import { createYoga } from 'graphql-yoga';
+import { createGraphQLError, createYoga, type Plugin } from 'graphql-yoga';
+import { decodeUtf8, NOT_UTF8 } from '../domain/text.js';
 import { createContext, type Services } from '../schema/context.js';
 
 export const INTERNAL_GRAPHQL_PATH = '/graphql';
@@ -14,12 +15,31 @@ function sameToken(header: string | null, token: string): boolean {
   return sent.length === expected.length && timingSafeEqual(sent, expected);
 }
 
+/**
+ * Request bodies read as strict UTF-8: yoga's own reading puts U+FFFD where bytes are not UTF-8,
+ * and a mutation would store that. Text that decodes but holds NUL or a lone surrogate (JSON
+ * escapes) is the Text scalar's to refuse.
+ */
+const strictUtf8Bodies: Plugin = {
+  onRequestParse({ request, requestParser, setRequestParser, fetchAPI }) {
+    if (request.method !== 'POST' || !requestParser) return;
+    setRequestParser(async (sent) => {
+      const text = decodeUtf8(new Uint8Array(await sent.arrayBuffer()));
+      if (text === null) {
+        throw createGraphQLError(`The request body ${NOT_UTF8}`, { extensions: { code: 'bad_request', http: { status: 400 } } });
+      }
+      return requestParser(new fetchAPI.Request(sent.url, { method: sent.method, headers: sent.headers, body: text }));
+    });
+  },
+};
+
 export function createInternalApp(options: { schema: GraphQLSchema; services: Services; operatorToken: string }) {
   const yoga = createYoga({
     schema: options.schema,
     graphqlEndpoint: INTERNAL_GRAPHQL_PATH,
     landingPage: false,
     logging: false,
+    plugins: [strictUtf8Bodies],
     context: () => createContext(options.services, { operator: true }),
   });
   return createServerAdapter((request: Request) => {

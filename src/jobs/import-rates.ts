@@ -56,8 +56,17 @@ function validDays(batch: RatesBatch, today: string): StoredDay[] {
   return days;
 }
 
-export async function importRates(services: Services, batch: RatesBatch): Promise<ImportOutcome> {
+export interface ImportOptions {
+  /**
+   * false for history (RBA_HISTORY_URLS): its days are old whatever is stored, so even on an empty
+   * store its newest day is no publication and sends no webhooks
+   */
+  publishes?: boolean;
+}
+
+export async function importRates(services: Services, batch: RatesBatch, options: ImportOptions = {}): Promise<ImportOutcome> {
   const now = services.clock();
+  const publishes = options.publishes ?? true;
   const days = validDays(batch, sydneyDate(now));
   const outcome = await services.db.transaction().execute(async (trx) => {
     const summary = await storeDays(trx, {
@@ -67,7 +76,7 @@ export async function importRates(services: Services, batch: RatesBatch): Promis
       publicationDate: batch.publicationDate,
       days,
     });
-    const published = summary.publishedDay && { date: summary.publishedDay.date, rates: canonicalRates(summary.publishedDay.rates) };
+    const published = publishes && summary.publishedDay && { date: summary.publishedDay.date, rates: canonicalRates(summary.publishedDay.rates) };
     const deliveries =
       published && summary.publicationId !== null
         ? await recordPublicationDeliveries(
@@ -77,7 +86,7 @@ export async function importRates(services: Services, batch: RatesBatch): Promis
             (id, currencies) => deliveryPayload('rates.published', id, published, currencies),
           )
         : 0;
-    return { ...summary, deliveries };
+    return { ...summary, publishedDay: publishes ? summary.publishedDay : null, deliveries };
   });
   if (outcome.publicationId !== null) await services.changes.publish('rates_changed');
   return outcome;

@@ -1,7 +1,9 @@
 // Following the RBA: on business days the new rates appear at about 16:00 Australia/Sydney. From a
 // little before that slot the leading process polls (syncRates) with backoff until the day is
 // stored or a bounded window ends; on start-up, and whenever it becomes the leader, it catches up
-// on any day it missed. Only the process holding the leader lock polls (src/db/leader-lock.ts).
+// on any day it missed, and stores the history workbooks not yet stored (importHistory, beside the
+// polls and independent of them; tried again at each slot while one is missing). Only the process
+// holding the leader lock polls (src/db/leader-lock.ts).
 //
 // The decisions (which day is expected, is a poll needed, how long to wait) are the pure functions
 // at the top, taking the instant as an argument; the timers (croner) and the loop come after.
@@ -11,6 +13,7 @@ import type { LeaderLock } from '../db/leader-lock.js';
 import { findNewestDate } from '../db/rates.js';
 import { isBusinessDay, latestDueDate, publicationSlot, SYDNEY, sydneyDate } from '../domain/calendar.js';
 import type { Services } from '../schema/context.js';
+import { importHistory, type HistoryOutcome } from './rba-history.js';
 import { RbaSourceError, syncRates, type SyncSummary } from './rba-sync.js';
 
 /** The leader lock's name: every process of one deployment must use the same. */
@@ -119,6 +122,8 @@ export interface RbaScheduler {
   runCatchUp(): Promise<FollowOutcome>;
   /** Tries to take (or confirms) the leader lock now, as the timer does; for tests. */
   checkLeader(): Promise<boolean>;
+  /** Stores the history workbooks not yet stored (joins a run in progress); for tests. */
+  runHistory(): Promise<HistoryOutcome>;
 }
 
 export function startRbaScheduler(options: RbaSchedulerOptions): RbaScheduler {
@@ -134,13 +139,14 @@ export function startRbaScheduler(options: RbaSchedulerOptions): RbaScheduler {
   };
 
   let stopped = false;
+  const stopSignal = new AbortController();
   let running: { promise: Promise<FollowOutcome>; abort: AbortController } | null = null;
   let leading = false;
 
   const follow = async (reason: string, signal: AbortSignal): Promise<FollowOutcome> => {
     const startedAt = services.clock();
     const outcome: FollowOutcome = { status: 'current', expected: null, newestDate: null, attempts: 0, polls: [] };
-    let lastError: unknown = null;
+    let lastError: unknown;
     for (;;) {
       if (stopped || signal.aborted) return { ...outcome, status: stopped ? 'stopped' : 'not-leader' };
       if (!leader.isHeld()) return { ...outcome, status: 'not-leader' };
@@ -184,6 +190,21 @@ export function startRbaScheduler(options: RbaSchedulerOptions): RbaScheduler {
     }
   };
 
+  const storeHistory = async (): Promise<HistoryOutcome> => {
+    if (stopped || !leader.isHeld()) return { stored: [], failed: [] };
+    try {
+      return await importHistory(services, { logger, signal: stopSignal.signal });
+    } catch (error) {
+      // Only the store itself can fail here (each source's failure is handled inside).
+      report(error);
+      logger.warn({ err: error }, 'history: not checked; tried again at the next catch-up');
+      return { stored: [], failed: [...services.rbaSources.history] };
+    }
+  };
+  let historyRun: Promise<HistoryOutcome> | null = null;
+  /** Starts storing the missing history unless that is under way. */
+  const history = (): Promise<HistoryOutcome> => (historyRun ??= storeHistory().finally(() => (historyRun = null)));
+
   /** Starts a polling run unless one is under way (which recomputes the expected day as it goes). */
   const run = (reason: string): Promise<FollowOutcome> => {
     if (running) return running.promise;
@@ -209,7 +230,10 @@ export function startRbaScheduler(options: RbaSchedulerOptions): RbaScheduler {
         if (held && !leading && !stopped) {
           leading = true;
           logger.info({}, 'leading: this process polls the RBA');
-          if (options.catchUpOnLead !== false) void run('catch-up');
+          if (options.catchUpOnLead !== false) {
+            void run('catch-up');
+            void history();
+          }
         } else if (!held && leading) {
           leading = false;
           logger.warn({}, 'no longer leading: another process polls the RBA');
@@ -234,6 +258,7 @@ export function startRbaScheduler(options: RbaSchedulerOptions): RbaScheduler {
     }
     if (!leader.isHeld()) return;
     void run('slot');
+    void history();
   });
   // Leadership: taken when free, confirmed while held (a lost connection is noticed here).
   const lockJob = new Cron(
@@ -245,17 +270,23 @@ export function startRbaScheduler(options: RbaSchedulerOptions): RbaScheduler {
 
   return {
     checkLeader,
+    async runHistory() {
+      await checking; // as runCatchUp: a lock attempt under way decides whether this process may fetch
+      return history();
+    },
     async runCatchUp() {
       await checking; // a lock attempt under way decides whether this process may poll
       return run('catch-up');
     },
     async stop() {
       stopped = true;
+      stopSignal.abort();
       slotJob.stop();
       lockJob.stop();
       const current = running;
       current?.abort.abort();
       await current?.promise;
+      await historyRun;
       await checking?.catch(() => false);
       await leader.release().catch(report);
       leading = false;

@@ -54,7 +54,8 @@ export function csvNeeded(input: { storedBefore: string | null; feedOldest: stri
   return feedOldest === null || feedOldest > nextBusinessDay(storedBefore);
 }
 
-async function readTable(source: string, options: SyncOptions): Promise<RbaTable> {
+/** Reads and parses one source; RbaSourceError when it cannot be read or is malformed. */
+export async function readTable(source: string, options: Pick<SyncOptions, 'signal' | 'readTimeoutMs'>): Promise<RbaTable> {
   const signals = [AbortSignal.timeout(options.readTimeoutMs ?? READ_TIMEOUT_MS), ...(options.signal ? [options.signal] : [])];
   let bytes: Uint8Array;
   try {

@@ -71,7 +71,14 @@ function splitQuoted(text: string): SheetRow[] {
 
 export function splitCsv(text: string): SheetRow[] {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  return body.includes('"') ? splitQuoted(body) : splitUnquoted(body);
+  const rows = body.includes('"') ? splitQuoted(body) : splitUnquoted(body);
+  // Every line the RBA writes ends with a line break: without one, the file was cut off, perhaps
+  // inside the last value ('4.74' of '4.7479'), which no field count can tell.
+  const last = rows.at(-1);
+  if (last && !/[\r\n]$/.test(body)) {
+    throw formatError(atLine, last.line, 'the last line has no line break: the file looks cut off, and nothing of it was stored');
+  }
+  return rows;
 }
 
 export function parseRbaCsv(text: string): RbaTable {

@@ -72,6 +72,8 @@ interface Columns {
   codes: (PublishedCode | null)[];
   /** columns the header defines */
   width: number;
+  /** cells in the Units row, empty ones included: every data row of a whole file has as many */
+  fields: number;
   /** short name of each column for messages */
   names: string[];
 }
@@ -131,10 +133,18 @@ export function parseHeaderTable(rows: Iterable<SheetRow>, where: Locator): Head
     if (columnOf.size === 0) {
       throw fail(units.line, `no column has a unit we serve (${PUBLISHED_CODES.join(', ')}; 'Index' for the TWI)`);
     }
-    return { codes, width, names };
+    return { codes, width, fields: units.cells.length, names };
   };
 
   const dataRow = (cells: string[], line: number, cols: Columns): void => {
+    // The RBA writes every row as wide as the header, so a row with fewer fields is a file cut
+    // off in that row; storing what it has would replace a stored value with a cut-off one.
+    if (cells.length !== cols.fields) {
+      throw fail(
+        line,
+        `data row has ${cells.length} fields but the header has ${cols.fields}: ${cells.length < cols.fields ? 'the file looks cut off' : 'the row does not match the header'}, and nothing of it was stored`,
+      );
+    }
     const first = cells[0] ?? '';
     if (first === '') throw fail(line, 'data row has no date in its first cell');
     const date = parseRbaDate(first);

@@ -22,6 +22,12 @@ import type { RbaTable } from './types.js';
 
 type Cell = XLSX.CellObject;
 
+// SheetJS's number-format helpers are untyped in its declarations; these are the two used here.
+const SSF = XLSX.SSF as {
+  is_date(fmt: string): boolean;
+  parse_date_code(serial: number, options: { date1904: boolean }): { y: number; m: number; d: number } | null;
+};
+
 // Decimals a plain number format shows: '0.0000' → 4, '0' → 0. Null for
 // 'General', or for formats that would not give a plain decimal (thousands
 // separators, text, colours, percentages, dates).
@@ -32,13 +38,13 @@ export function formatDecimals(fmt: string | number | undefined): number | null 
 }
 
 function isDateFormat(fmt: string | number | undefined): boolean {
-  return typeof fmt === 'string' && fmt !== 'General' && (XLSX.SSF.is_date(fmt) as boolean);
+  return typeof fmt === 'string' && fmt !== 'General' && SSF.is_date(fmt);
 }
 
 /** An Excel date serial as 'YYYY-MM-DD' (calendar parts; 1900 leap-year bug handled by SSF). */
 export function serialToIso(serial: number, date1904 = false): string | null {
   if (!Number.isFinite(serial) || serial < 1 || serial >= 2958466) return null;
-  const d = XLSX.SSF.parse_date_code(serial, { date1904 }) as { y: number; m: number; d: number } | null;
+  const d = SSF.parse_date_code(serial, { date1904 });
   return d ? isoFromParts(d.y, d.m, d.d) : null;
 }
 
@@ -142,12 +148,32 @@ export function isWorkbookBytes(bytes: Uint8Array): 'xls' | 'xlsx' | null {
   return null;
 }
 
+// An .xls is a compound file: a header, then sectors of 2^shift bytes (the shift is at byte 30).
+// The format makes the file a whole number of sectors, so any other length is a file cut off,
+// which SheetJS would otherwise read as far as it goes.
+function checkWholeSectors(bytes: Uint8Array): void {
+  const shift = bytes.length >= 32 ? bytes[30]! | (bytes[31]! << 8) : 0;
+  if (shift !== 9 && shift !== 12) {
+    throw formatError(atLine, 1, 'not a readable Excel workbook (its compound-file header names no valid sector size)');
+  }
+  const sector = 1 << shift;
+  if (bytes.length % sector !== 0) {
+    throw formatError(
+      atLine,
+      1,
+      `the workbook is ${bytes.length} bytes, not a whole number of its ${sector}-byte sectors: the file looks cut off, and nothing of it was stored`,
+    );
+  }
+}
+
 export function parseRbaXls(bytes: Uint8Array): RbaTable {
   // SheetJS would happily read a text file as a one-column sheet: insist on a
   // real workbook container.
-  if (!isWorkbookBytes(bytes)) {
+  const container = isWorkbookBytes(bytes);
+  if (!container) {
     throw formatError(atLine, 1, 'not an Excel workbook (.xls files start with the OLE2 signature D0 CF 11 E0)');
   }
+  if (container === 'xls') checkWholeSectors(bytes);
   let wb: XLSX.WorkBook;
   try {
     wb = XLSX.read(bytes, { type: 'array', cellNF: true, cellDates: false, cellHTML: false, cellStyles: false });

@@ -11,12 +11,13 @@ import type { KeyAuthenticator } from './auth.js';
 import { missingAccountKey, missingKey } from './auth.js';
 import { checkJsonContentType, MAX_BODY_BYTES, readLimited } from './body.js';
 import { identifyPeer, type Peer, type TrustedProxies } from './client-address.js';
+import { decodeQuery } from './params.js';
 import type { RequestLimits } from './limits.js';
 import type { UsageRecorder } from './usage.js';
 import { errorEnvelope } from './error-status.js';
 import { requestIdFrom } from '../http/request-id.js';
 import { acceptedUrl } from '../http/request-target.js';
-import { stringify, type Json } from './json.js';
+import { stringify } from './json.js';
 import { ResponseCache, type CachedAnswer } from './response-cache.js';
 import { createRouter } from './router.js';
 import { routes, type Route, type RouteRequest } from './routes.js';
@@ -177,7 +178,7 @@ export function createRestApp(options: RestAppOptions) {
       checkJsonContentType(request.header('content-type'));
       body = await request.body(MAX_BODY_BYTES);
     }
-    const routeRequest: RouteRequest = { params, search: request.url.searchParams, body, viewer, documentationUrl: options.documentationUrl };
+    const routeRequest: RouteRequest = { params, search: decodeQuery(request.url.search), body, viewer, documentationUrl: options.documentationUrl };
     const variableValues = route.variables(routeRequest);
 
     const result = await execute({
@@ -186,7 +187,7 @@ export function createRestApp(options: RestAppOptions) {
       contextValue: createContext(services, { viewer }),
       variableValues,
     });
-    if (result.errors?.length) throw result.errors[0];
+    if (result.errors?.length) throw result.errors[0]!;
     const data = result.data as Record<string, any>;
 
     const { body: response, status = 200 } = route.respond(data, routeRequest);
@@ -267,6 +268,7 @@ export function createRestApp(options: RestAppOptions) {
     });
   }
 
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- the adapter's fetch is an arrow function, safe to hand on
   return { fetch: adapter.fetch, node };
 
   function failure(error: unknown, requestId: string, headers: Record<string, string>) {

@@ -1,11 +1,12 @@
 // Request bodies: JSON objects only, read to a size limit, with unknown fields refused (D26).
 // Syntax only, with clear 400s; domain rules (URL targets, plans) are the schema's.
+import { decodeUtf8, NOT_UTF8, textFault } from '../domain/text.js';
 import { BadRequestError } from '../errors.js';
 
 /** D26: at most 16 KiB. */
 export const MAX_BODY_BYTES = 16 * 1024;
 
-/** Reads a body's bytes up to `limit`; more is refused as soon as it arrives. */
+/** Reads a body's bytes up to `limit` (more is refused as soon as it arrives) as strict UTF-8. */
 export async function readLimited(chunks: AsyncIterable<Uint8Array>, limit: number): Promise<string> {
   const parts: Uint8Array[] = [];
   let size = 0;
@@ -20,7 +21,9 @@ export async function readLimited(chunks: AsyncIterable<Uint8Array>, limit: numb
     if ((error as NodeJS.ErrnoException).code === 'ECONNRESET') throw new BadRequestError('The request body ended before it was complete');
     throw error;
   }
-  return Buffer.concat(parts).toString('utf8');
+  const text = decodeUtf8(Buffer.concat(parts));
+  if (text === null) throw new BadRequestError(`The request body ${NOT_UTF8}`);
+  return text;
 }
 
 export function checkJsonContentType(contentType: string | null): void {
@@ -28,6 +31,13 @@ export function checkJsonContentType(contentType: string | null): void {
   if (mediaType !== 'application/json') {
     throw new BadRequestError(`The request body must be JSON: send Content-Type: application/json`);
   }
+}
+
+/** JSON's escapes spell NUL and lone surrogates in valid UTF-8: a string is checked as it is read. */
+function storable(text: string, field: string): string {
+  const fault = textFault(text);
+  if (fault !== null) throw new BadRequestError(`Field '${field}' ${fault}`);
+  return text;
 }
 
 /** A parsed JSON object body, refusing anything but an object and fields it does not know. */
@@ -66,7 +76,7 @@ export class JsonFields {
       return undefined;
     }
     if (typeof value !== 'string') throw new BadRequestError(`Field '${name}' must be a string`);
-    return value;
+    return storable(value, name);
   }
 
   stringArray(name: string): string[] | undefined {
@@ -75,7 +85,7 @@ export class JsonFields {
     if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
       throw new BadRequestError(`Field '${name}' must be an array of strings`);
     }
-    return value as string[];
+    return value.map((item: string, i) => storable(item, `${name}[${i}]`));
   }
 
   /** A required true or false. */
@@ -86,3 +96,4 @@ export class JsonFields {
     return value;
   }
 }
+

@@ -3,9 +3,63 @@
 import { isValidIsoDate } from '../domain/calendar.js';
 import { isCurrencyCode, type CurrencyCode } from '../domain/currencies.js';
 import { isPlainDecimal } from '../domain/decimal.js';
+import { decodeUtf8, NOT_UTF8, textFault } from '../domain/text.js';
 import { BadRequestError } from '../errors.js';
 
 const MAX_PARAM_LENGTH = 256;
+
+const TWO_HEX_DIGITS = /^[0-9A-Fa-f]{2}$/;
+
+/**
+ * The bytes a percent-encoded component stands for (WHATWG URL): `%XX` is one byte, a `%` without
+ * two hex digits is itself, and in a query `+` is a space.
+ */
+function percentDecode(component: string, plusIsSpace: boolean): Uint8Array {
+  const input = Buffer.from(component, 'utf8');
+  const output = Buffer.alloc(input.length);
+  let length = 0;
+  for (let i = 0; i < input.length; i++) {
+    const byte = input[i]!;
+    const hex = byte === 0x25 ? input.toString('latin1', i + 1, i + 3) : '';
+    if (TWO_HEX_DIGITS.test(hex)) {
+      output[length++] = parseInt(hex, 16);
+      i += 2;
+    } else {
+      output[length++] = plusIsSpace && byte === 0x2b ? 0x20 : byte;
+    }
+  }
+  return output.subarray(0, length);
+}
+
+/**
+ * The text of a percent-encoded component, decoded strictly: bytes that are not UTF-8, NUL and
+ * lone surrogates are refused, with `what` and the component as sent in the message (URLSearchParams
+ * and decodeURIComponent would give U+FFFD or throw a URIError instead).
+ */
+function decodeComponent(component: string, plusIsSpace: boolean, what: string): string {
+  const text = decodeUtf8(percentDecode(component, plusIsSpace));
+  const fault = text === null ? NOT_UTF8 : textFault(text);
+  if (text === null || fault !== null) throw new BadRequestError(`${what} ('${clip(component)}') ${fault}`);
+  return text;
+}
+
+/** The query string (`?a=1&b=2`) as parameters, every name and value decoded strictly. */
+export function decodeQuery(search: string): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const pair of search.replace(/^\?/, '').split('&')) {
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    const name = decodeComponent(equals < 0 ? pair : pair.slice(0, equals), true, 'A parameter name');
+    const value = equals < 0 ? '' : decodeComponent(pair.slice(equals + 1), true, `Parameter '${clip(name)}'`);
+    params.append(name, value);
+  }
+  return params;
+}
+
+/** One segment of a request path, decoded strictly. */
+export function decodePathSegment(segment: string): string {
+  return decodeComponent(segment, false, 'A path segment');
+}
 
 /** The query string of one request, refusing unknown, repeated and oversized parameters. */
 export class QueryParams {

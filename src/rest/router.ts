@@ -1,3 +1,4 @@
+import { decodePathSegment } from './params.js';
 import type { Route } from './routes.js';
 
 export interface RouteMatch {
@@ -10,7 +11,10 @@ const MAX_KNOWN_PATHS = 10_000;
 
 const segmentsOf = (path: string) => path.split('/').filter((s) => s !== '');
 
-/** Finds the routes for a path; literal segments win over parameters by the table's order. */
+/**
+ * Finds the routes for a path; literal segments win over parameters by the table's order. A segment
+ * that does not decode to text (bad UTF-8, NUL, a lone surrogate) is 400 whatever the path.
+ */
 export function createRouter(table: readonly Route[]): (pathname: string) => RouteMatch | null {
   const paths = new Map<string, Route[]>();
   for (const route of table) {
@@ -31,12 +35,7 @@ export function createRouter(table: readonly Route[]): (pathname: string) => Rou
   };
 
   function matchPath(pathname: string): RouteMatch | null {
-    let parts: string[];
-    try {
-      parts = segmentsOf(pathname).map(decodeURIComponent);
-    } catch {
-      return null; // malformed percent-encoding is no path of ours
-    }
+    const parts = segmentsOf(pathname).map(decodePathSegment);
     for (const { routes, first, segments } of compiled) {
       if (segments.length !== parts.length) continue;
       const params: Record<string, string> = {};

@@ -318,7 +318,7 @@ export const routes: readonly Route[] = [
     method: 'DELETE',
     path: `${SUBSCRIPTIONS}/:id`,
     auth: 'account',
-    document: 'mutation DeleteWebhookSubscription($id: String!) { deleteWebhookSubscription(id: $id) }',
+    document: 'mutation DeleteWebhookSubscription($id: Text!) { deleteWebhookSubscription(id: $id) }',
     variables: (req) => (new QueryParams(req.search, NO_QUERY), { id: req.params.id! }),
     respond: ({ deleteWebhookSubscription: id }) => ({
       body: { success: true, message: `Webhook subscription ${id} deleted; its pending deliveries are cancelled` },
@@ -331,7 +331,7 @@ export const routes: readonly Route[] = [
     path: `${SUBSCRIPTIONS}/:id`,
     auth: 'account',
     body: 'json',
-    document: `mutation UpdateWebhookSubscription($id: String!, $isActive: Boolean!) {
+    document: `mutation UpdateWebhookSubscription($id: Text!, $isActive: Boolean!) {
       setWebhookSubscriptionActive(id: $id, isActive: $isActive) { ${SUBSCRIPTION_FIELDS} }
     }`,
     variables: (req) => {
@@ -346,7 +346,7 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: `${SUBSCRIPTIONS}/:id/test`,
     auth: 'account',
-    document: `mutation TestWebhookSubscription($id: String!) {
+    document: `mutation TestWebhookSubscription($id: Text!) {
       testWebhookSubscription(id: $id) { delivered responseStatus message }
     }`,
     variables: (req) => (new QueryParams(req.search, NO_QUERY), { id: req.params.id! }),

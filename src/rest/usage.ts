@@ -13,14 +13,14 @@ export class UsageRecorder {
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly db: Kysely<Database>, private readonly clock: () => Date, onError: (error: unknown) => void) {
-    this.timer = setInterval(() => this.flush().catch(onError), FLUSH_EVERY_MS);
+    this.timer = setInterval(() => void this.flush().catch(onError), FLUSH_EVERY_MS);
     this.timer.unref();
   }
 
   record(viewer: Viewer, endpoint: string, status: number): void {
     const day = this.clock().toISOString().slice(0, 10);
     let ofKey = this.counts.get(viewer.keyId);
-    if (!ofKey) this.counts.set(viewer.keyId, (ofKey = new Map()));
+    if (!ofKey) this.counts.set(viewer.keyId, (ofKey = new Map<string, UsageDailyTable>()));
     const key = `${endpoint} ${status} ${day}`;
     const row = ofKey.get(key);
     if (row) row.requests++;
@@ -36,7 +36,7 @@ export class UsageRecorder {
       // Keep the counts for the next flush rather than lose them.
       for (const row of pending) {
         let ofKey = this.counts.get(row.key_id);
-        if (!ofKey) this.counts.set(row.key_id, (ofKey = new Map()));
+        if (!ofKey) this.counts.set(row.key_id, (ofKey = new Map<string, UsageDailyTable>()));
         const key = `${row.endpoint} ${row.status} ${row.day}`;
         const current = ofKey.get(key);
         if (current) current.requests += row.requests;

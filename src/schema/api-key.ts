@@ -91,7 +91,7 @@ builder.mutationFields((t) => ({
   revokeApiKey: t.field({
     type: ApiKeyRef,
     description: 'Revokes the active key with this prefix; it stops working at once.',
-    args: { prefix: t.arg.string({ required: true }) },
+    args: { prefix: t.arg({ type: 'Text', required: true }) },
     resolve: async (_root, { prefix }, ctx) => {
       requireOperator(ctx);
       const revoked = await revokeApiKeyByPrefix(ctx.services.db, prefix);

@@ -24,8 +24,8 @@ export interface Services {
   version: string;
   /** announces a committed change to every process's caches: keys (revoke, suspend, plan) or rates */
   changes: ChangeFeed;
-  /** where new rates are fetched from by the scheduler and `sync`: URLs or file paths */
-  rbaSources: { rss: string; csv: string };
+  /** where rates are fetched from by the scheduler and `sync`: URLs or file paths */
+  rbaSources: { rss: string; csv: string; history: readonly string[] };
   webhooks: WebhookServices;
 }
 

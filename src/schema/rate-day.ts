@@ -46,7 +46,7 @@ const seriesMaps = new WeakMap<readonly RateDay[], Map<string, Record<string, Ra
 
 function seriesMap(days: readonly RateDay[], codes: readonly CurrencyCode[] | null | undefined): Record<string, RateValues> {
   let byCodes = seriesMaps.get(days);
-  if (!byCodes) seriesMaps.set(days, (byCodes = new Map()));
+  if (!byCodes) seriesMaps.set(days, (byCodes = new Map<string, Record<string, RateValues>>()));
   const key = codes ? codes.join(',') : '*';
   let map = byCodes.get(key);
   if (!map) {

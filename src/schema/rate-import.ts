@@ -21,7 +21,7 @@ const SourceFormatEnum = builder.enumType('SourceFormat', { values: ['csv', 'xls
 
 const ImportRatesInput = builder.inputType('ImportRatesInput', {
   fields: (t) => ({
-    source: t.string({ required: true, description: 'Where the data came from (path or URL), for the record' }),
+    source: t.field({ type: 'Text', required: true, description: 'Where the data came from (path or URL), for the record' }),
     format: t.field({ type: SourceFormatEnum, required: true }),
     publicationDate: t.field({ type: 'LocalDate', description: 'The RBA publication date printed in the file' }),
     days: t.field({ type: [RateDayInput], required: true }),

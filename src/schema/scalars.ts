@@ -1,6 +1,7 @@
 import { GraphQLError, Kind } from 'graphql';
 import { DateTimeISOResolver, EmailAddressResolver, LocalDateResolver, SafeIntResolver, UUIDResolver } from 'graphql-scalars';
 import { isPlainDecimal, normalizeDecimal } from '../domain/decimal.js';
+import { textFault } from '../domain/text.js';
 import { builder } from './builder.js';
 
 builder.addScalarType('LocalDate', LocalDateResolver);
@@ -22,6 +23,22 @@ builder.scalarType('Decimal', {
   serialize: (value) => normalizeDecimal(value),
   parseValue: parseDecimal,
   parseLiteral: (ast) => parseDecimal(ast.kind === Kind.STRING ? ast.value : undefined),
+});
+
+function parseText(value: unknown): string {
+  if (typeof value !== 'string') throw new GraphQLError('Text must be a string');
+  const fault = textFault(value);
+  if (fault !== null) throw new GraphQLError(`Text ${fault}: only text that can be stored exactly is accepted`);
+  return value;
+}
+
+// Every text argument is Text, not String: the rule is checked while variables and literals are
+// coerced, before any resolver runs, for the REST facade, the internal endpoint and the CLI alike.
+builder.scalarType('Text', {
+  description: 'A string of Unicode text that can be stored exactly: no NUL (U+0000) and no lone surrogate.',
+  serialize: (value) => value,
+  parseValue: parseText,
+  parseLiteral: (ast) => parseText(ast.kind === Kind.STRING ? ast.value : undefined),
 });
 
 builder.scalarType('RateMap', {

@@ -97,9 +97,9 @@ const TestDeliveryRef = builder.objectRef<TestDelivery>('WebhookTestDelivery').i
 
 const CreateInput = builder.inputType('CreateWebhookSubscriptionInput', {
   fields: (t) => ({
-    url: t.string({ required: true }),
+    url: t.field({ type: 'Text', required: true }),
     currencies: t.field({ type: [CurrencyCodeEnum], description: 'Left out: every code, now and later' }),
-    description: t.string(),
+    description: t.field({ type: 'Text' }),
   }),
 });
 
@@ -166,7 +166,7 @@ builder.mutationFields((t) => ({
   deleteWebhookSubscription: t.field({
     type: 'String',
     description: 'Removes one of the viewer\'s subscriptions and its pending deliveries; returns its id',
-    args: { id: t.arg.string({ required: true }) },
+    args: { id: t.arg({ type: 'Text', required: true }) },
     resolve: async (_root, { id }, ctx) => {
       const viewer = requireViewer(ctx);
       // One statement, limited to the viewer's own: another account's id is simply not found.
@@ -177,7 +177,7 @@ builder.mutationFields((t) => ({
   setWebhookSubscriptionActive: t.field({
     type: WebhookSubscriptionRef,
     description: 'Re-activates a subscription, resetting its failure count (D28), or deactivates it',
-    args: { id: t.arg.string({ required: true }), isActive: t.arg.boolean({ required: true }) },
+    args: { id: t.arg({ type: 'Text', required: true }), isActive: t.arg.boolean({ required: true }) },
     resolve: async (_root, { id, isActive }, ctx) => {
       const viewer = requireViewer(ctx);
       if (isActive) checkWebhooksAvailable(viewer.plan); // D11: plan (403) before data (404)
@@ -189,7 +189,7 @@ builder.mutationFields((t) => ({
   testWebhookSubscription: t.field({
     type: TestDeliveryRef,
     description: 'Sends one signed rates.test delivery with the latest rates now; changes no counters (D28)',
-    args: { id: t.arg.string({ required: true }) },
+    args: { id: t.arg({ type: 'Text', required: true }) },
     resolve: async (_root, { id }, ctx) => {
       checkWebhooksAvailable(requireViewer(ctx).plan); // D11: plan (403) before data (404)
       const subscription = await ownSubscription(ctx, id);

@@ -47,6 +47,7 @@ export function parseWebhookUrl(text: string, allowPrivate: boolean): URL {
   if (text.length > MAX_WEBHOOK_URL_LENGTH) throw new BadRequestError(`url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
   // The URL parser silently drops surrounding spaces and inner tabs and newlines; refuse them instead
   // of storing something other than what was sent.
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
   if (/[\s\u0000-\u001f\u007f]/.test(text)) throw new BadRequestError('url must not contain spaces or control characters');
   let url: URL;
   try {

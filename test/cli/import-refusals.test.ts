@@ -28,6 +28,15 @@ function brokenCopy(name: string, n: number, edit: (line: string) => string): st
   return path;
 }
 
+/** The first `lines` lines of f11.1-data.csv, the last one cut by `cut`, as a file cut off in transfer. */
+function truncatedCopy(name: string, lines: number, cut: (line: string) => string): string {
+  const kept = readFileSync(fixturePath('f11.1-data.csv'), 'utf8').split('\n').slice(0, lines);
+  kept[lines - 1] = cut(kept[lines - 1]!);
+  const path = join(dir, name);
+  writeFileSync(path, kept.join('\n'));
+  return path;
+}
+
 async function refused(args: string[]): Promise<string> {
   const result = await runCli(args, store.env);
   const output = oneJson(result);
@@ -51,6 +60,35 @@ describe.concurrent('cli import refusals', () => {
     const error = await refused(['import', path]);
     expect(error).toMatch(/\bline 16\b/);
     expect(error).toContain("'0.62O1'");
+  });
+
+  it('refuses a file cut off inside a row of a stored day, instead of "correcting" its values', { timeout: 60_000 }, async () => {
+    // Line 16 is 09-Jan-2025, already stored: cut inside its CNY value, then a line break.
+    const path = truncatedCopy('cut-row.csv', 16, (line) => `${line.split(',').slice(0, 4).join(',').slice(0, -2)}\n`);
+    const error = await refused(['import', path]);
+    expect(error).toMatch(/\bline 16\b/);
+    expect(error).toContain('data row has 4 fields but the header has 24: the file looks cut off');
+  });
+
+  it('refuses a file cut off inside its last value (no line break at the end)', { timeout: 60_000 }, async () => {
+    const path = truncatedCopy('cut-value.csv', 16, (line) => line.slice(0, -2));
+    const error = await refused(['import', path]);
+    expect(error).toMatch(/\bline 16\b/);
+    expect(error).toContain('the last line has no line break: the file looks cut off');
+  });
+
+  it('refuses a workbook cut off in transfer', { timeout: 60_000 }, async () => {
+    const bytes = readFileSync(fixturePath('f11.1-hist.xls'));
+    const path = join(dir, 'cut.xls');
+    writeFileSync(path, bytes.subarray(0, bytes.length - 100));
+    expect(await refused(['import', path])).toContain('the file looks cut off');
+  });
+
+  it('refuses a feed cut off in transfer', { timeout: 60_000 }, async () => {
+    const text = readFileSync(fixturePath('rss-cb-exchange-rates.xml'), 'utf8');
+    const path = join(dir, 'cut.xml');
+    writeFileSync(path, text.slice(0, text.lastIndexOf('</item>') + 3));
+    expect(await refused(['import', path])).toMatch(/\bline \d+\b/);
   });
 
   it('refuses the monthly table F11 with its message', { timeout: 60_000 }, async () => {

@@ -30,7 +30,9 @@ const anyByte = fc.integer({ min: 0, max: 255 }).map((c) => String.fromCharCode(
 const syntaxByte = fc.constantFrom(' ', '\t', '\r', '\n', '\0', ':', '/', '?', '#', '%', '[', ']', '@', '\\', '"', ',', ';', '=', '\x7f', '\xff');
 const odd = (maxLength = 12) => fc.string({ unit: fc.oneof(anyByte, syntaxByte), maxLength });
 // Bytes a parser lets through in a target or a header value (visible ASCII, and bytes above 0x7f).
-const visibleByte = fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 0x21, max: 0x7e }) }, fc.integer({ min: 0x80, max: 0xff })).map((c) => String.fromCharCode(c));
+const visibleByte = fc
+  .oneof({ weight: 6, arbitrary: fc.integer({ min: 0x21, max: 0x7e }) }, fc.integer({ min: 0x80, max: 0xff }))
+  .map((c) => String.fromCharCode(c));
 const visible = (maxLength = 12) => fc.string({ unit: visibleByte, maxLength });
 const urlText = (maxLength = 16) => fc.string({ unit: fc.constantFrom(..."abcXYZ019-._~!$&'()*+,;=:@%/?"), maxLength });
 /** Mostly what a parser accepts, sometimes anything: each request is mostly well-formed, so most reach the app. */
@@ -78,7 +80,15 @@ const query = fc.oneof(
   mostly(urlText(), visible(), 2).map((q) => `?${q}`),
 );
 const path = fc
-  .tuple(fc.oneof({ weight: 12, arbitrary: knownPath }, urlText().map((p) => `/${p}`), urlText().map((p) => `//${p}`), fc.oneof(visible(), odd()).map((p) => `/${p}`)), query)
+  .tuple(
+    fc.oneof(
+      { weight: 12, arbitrary: knownPath },
+      urlText().map((p) => `/${p}`),
+      urlText().map((p) => `//${p}`),
+      fc.oneof(visible(), odd()).map((p) => `/${p}`),
+    ),
+    query,
+  )
   .map(([p, q]) => p + q);
 const authority = fc.oneof(fc.constantFrom('[', '[::1]', 'a:99999', 'example.com', 'rates.test:8080', '@', '', 'x@y', '%41'), odd(8));
 const target = fc.oneof(
@@ -103,7 +113,13 @@ const lineBreak = mostly(fc.constant('\r\n'), fc.constantFrom('\n', '\r', '\r\r\
 const header = fc.oneof(
   {
     weight: 4,
-    arbitrary: fc.constantFrom('Authorization: Bearer KEY', 'Authorization: Bearer KEY', 'Authorization: Basic Zm9vOmJhcg==', 'Authorization: Bearer', 'Authorization: Bearer KEYx'),
+    arbitrary: fc.constantFrom(
+      'Authorization: Bearer KEY',
+      'Authorization: Bearer KEY',
+      'Authorization: Basic Zm9vOmJhcg==',
+      'Authorization: Bearer',
+      'Authorization: Bearer KEYx',
+    ),
   },
   mostly(visible(70), odd(70)).map((v) => `Authorization: Bearer ${v}`),
   mostly(fc.nat(40).map(String), fc.constantFrom('-1', 'abc', '99999999999999999999', '1, 2', '', '0x10', '+5'), 2).map((v) => `Content-Length: ${v}`),
@@ -111,9 +127,20 @@ const header = fc.oneof(
   mostly(fc.constantFrom('application/json', 'text/plain', 'application/json; charset=latin1', 'APPLICATION/JSON'), odd(), 5).map((v) => `Content-Type: ${v}`),
   { weight: 2, arbitrary: fc.oneof({ weight: 4, arbitrary: token }, visible(150), odd(150)).map((v) => `X-Request-Id: ${v}`) },
   mostly(fc.constantFrom('*', '"x"', 'W/"x", "y"'), visible(30), 2).map((v) => `If-None-Match: ${v}`),
-  fc.constantFrom('Expect: 100-continue', 'Expect: nope', 'Upgrade: websocket', 'Upgrade: h2c', 'Connection: keep-alive', 'Connection: Upgrade', 'Connection: close, TE'),
+  fc.constantFrom(
+    'Expect: 100-continue',
+    'Expect: nope',
+    'Upgrade: websocket',
+    'Upgrade: h2c',
+    'Connection: keep-alive',
+    'Connection: Upgrade',
+    'Connection: close, TE',
+  ),
   mostly(fc.constantFrom('127.0.0.1', '::1', '10.0.0.1, 1.2.3.4', 'unknown'), visible(), 3).map((v) => `X-Forwarded-For: ${v}`),
-  { weight: 2, arbitrary: fc.constantFrom('X-Forwarded-Proto: http', 'X-Forwarded-Proto: https', 'Origin: https://example.com', 'Access-Control-Request-Method: POST') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom('X-Forwarded-Proto: http', 'X-Forwarded-Proto: https', 'Origin: https://example.com', 'Access-Control-Request-Method: POST'),
+  },
   mostly(fc.tuple(token, visible(20)), fc.tuple(odd(10), odd(20)), 3).map(([n, v]) => `X-${n}: ${v}`),
 );
 const body = fc.oneof(
@@ -144,7 +171,13 @@ const request = fc
     target,
     version,
     lineBreak,
-    host: mostly(fc.constant('Host: rates.test'), fc.oneof(fc.constantFrom('', 'Host:', 'Host: [', 'Host: a, b'), odd().map((h) => `Host: ${h}`))),
+    host: mostly(
+      fc.constant('Host: rates.test'),
+      fc.oneof(
+        fc.constantFrom('', 'Host:', 'Host: [', 'Host: a, b'),
+        odd().map((h) => `Host: ${h}`),
+      ),
+    ),
     headers: fc.array(header, { maxLength: 3 }),
     body,
     // A body mostly comes with its length; without it, it reads as the start of a next request.
@@ -208,7 +241,11 @@ async function fuzz(port: number, secret: string, runs: number, envelopes: boole
       const requests = connections[next++]!;
       const bytes = requests.map((r) => r.text.replaceAll('KEY', secret)).join('');
       const result = await exchange(port, bytes, { timeoutMs: EXCHANGE_TIMEOUT_MS, responses: requests.length });
-      const problem = problemWith(result, requests.map((r) => r.method), envelopes);
+      const problem = problemWith(
+        result,
+        requests.map((r) => r.method),
+        envelopes,
+      );
       if (problem) problems.push(`${problem}\n  request: ${JSON.stringify(bytes)}\n  answer: ${JSON.stringify(result.received.slice(0, 600))}`);
       if (service.child.exitCode !== null || service.child.signalCode !== null) {
         problems.push(`the service exited (${service.child.exitCode ?? service.child.signalCode}) after ${JSON.stringify(bytes)}`);
@@ -225,13 +262,20 @@ async function expectServiceWell(problems: string[]): Promise<void> {
   const status = await service.get('/status');
   expect(status.status, report).toBe(200);
   // Nothing a client sends is a fault of the service's: no error was logged.
-  const errors = service.output().split('\n').filter((line) => /"level":(50|60)/.test(line));
+  const errors = service
+    .output()
+    .split('\n')
+    .filter((line) => /"level":(50|60)/.test(line));
   expect(errors, `FUZZ_SEED=${SEED}`).toEqual([]);
 }
 
-it(`${RUNS} generated requests to the public listener get an answer in the envelope or a closed connection, and the service lives (seed ${SEED})`, { timeout: 180_000 }, async () => {
-  await expectServiceWell(await fuzz(Number(new URL(service.publicUrl).port), key, RUNS, true));
-});
+it(
+  `${RUNS} generated requests to the public listener get an answer in the envelope or a closed connection, and the service lives (seed ${SEED})`,
+  { timeout: 180_000 },
+  async () => {
+    await expectServiceWell(await fuzz(Number(new URL(service.publicUrl).port), key, RUNS, true));
+  },
+);
 
 it(`${Math.ceil(RUNS / 4)} to the internal listener never get a 5xx, and the service lives (seed ${SEED})`, { timeout: 180_000 }, async () => {
   await expectServiceWell(await fuzz(Number(new URL(service.internalUrl).port), service.operatorToken, Math.ceil(RUNS / 4), false));

@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 
 const statusOf = async (key: string) => (await service.get('/latest?symbols=USD', key)).status;
-const revokeVia = (prefix: string) => service.operator('mutation($p: String!) { revokeApiKey(prefix: $p) { id } }', { p: prefix });
+const revokeVia = (prefix: string) => service.operator('mutation($p: Text!) { revokeApiKey(prefix: $p) { id } }', { p: prefix });
 
 // Each plan has an account of its own, so the three run side by side.
 describe.concurrent('keys per plan', () => {

@@ -86,7 +86,7 @@ describe.skipIf(!process.env.DATABASE_URL)('three service processes sharing one 
     const { key, prefix } = await accountWithKey('revoke@example.test');
     // Every process has looked the key up (and cached it) before the revocation.
     expect((await burst(PROCESSES, '/latest?symbols=USD', key)).map((a) => a.status)).toEqual([200, 200, 200]);
-    await services[0]!.operator('mutation($p: String!) { revokeApiKey(prefix: $p) { id } }', { p: prefix });
+    await services[0]!.operator('mutation($p: Text!) { revokeApiKey(prefix: $p) { id } }', { p: prefix });
     expect((await burst(PROCESSES, '/latest?symbols=USD', key)).map((a) => a.status)).toEqual([401, 401, 401]);
   });
 });

@@ -79,7 +79,7 @@ describe.skipIf(!process.env.DATABASE_URL)('webhooks with two service processes 
         headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({ url: receiver.url(`/mp/${n}`), currencies: ['USD', 'EUR'] }),
       });
-      const body = (await response.json()) as any;
+      const body = await response.json();
       expect(response.status, JSON.stringify(body)).toBe(200);
       receiver.setSecret(`/mp/${n}`, body.signingSecret);
       secrets.push(body.signingSecret);

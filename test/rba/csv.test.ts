@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PUBLISHED_CODES, parseRbaCsv } from '../../src/rba/index.js';
+import { PUBLISHED_CODES, RbaFormatError, parseRbaCsv } from '../../src/rba/index.js';
 import { editLine, fixtureText, refusal } from './fixtures.js';
 
 // f11.1-data.csv: BOM, LF. Line 1 title, 2-6 Title..Units, 7-8 empty, 9 Source,
@@ -149,8 +149,8 @@ describe('parseRbaCsv layout rules', () => {
     expect(dates.at(-1)).toBe('2026-05-11');
   });
 
-  it('ignores blank and comma-only lines among the data rows, and empty padding cells', () => {
-    const text = editLine(raw, 14, (l) => `,,,,\n\n${l},,,,`);
+  it('ignores blank and comma-only lines among the data rows', () => {
+    const text = editLine(raw, 14, (l) => `,,,,\n\n${l}`);
     expect(parseRbaCsv(text).days).toHaveLength(8);
   });
 
@@ -234,9 +234,35 @@ describe('parseRbaCsv refusals', () => {
     refusal(() => parseRbaCsv(setCell(raw, 13, 0, '03-Jan-2023')), 13, 'line 13: date 03-Jan-2023 appears twice (first on line 12)');
   });
 
-  it('refuses non-empty cells beyond the header columns, but not empty ones', () => {
-    expect(parseRbaCsv(editLine(raw, 15, (l) => `${l},,,`)).days).toHaveLength(8);
-    refusal(() => parseRbaCsv(editLine(raw, 15, (l) => `${l},,9.99`)), 15, "line 15: column 26 has the value '9.99' but the header block defines only 24 columns");
+  it('refuses a row with more fields than the header, even empty ones', () => {
+    refusal(() => parseRbaCsv(editLine(raw, 15, (l) => `${l},,,`)), 15, 'line 15: data row has 27 fields but the header has 24: the row does not match the header');
+    refusal(() => parseRbaCsv(editLine(raw, 15, (l) => `${l},,9.99`)), 15, 'line 15: data row has 26 fields but the header has 24');
+  });
+
+  it('refuses a row with fewer fields than the header: a file cut off in its last row', () => {
+    const lines = raw.trimEnd().split('\n');
+    const last = lines.length;
+    // Cut inside the CNY value of the last row (4.7479 → 4.74), then a line break.
+    const cut = `${lines.slice(0, -1).join('\n')}\n${lines.at(-1)!.split(',').slice(0, 4).join(',').slice(0, -2)}\n`;
+    refusal(() => parseRbaCsv(cut), last, `line ${last}: data row has 4 fields but the header has 24: the file looks cut off`);
+  });
+
+  it('refuses a file whose last line has no line break: cut off inside its last value', () => {
+    const lines = raw.trimEnd().split('\n');
+    refusal(() => parseRbaCsv(raw.trimEnd().slice(0, -2)), lines.length, `line ${lines.length}: the last line has no line break: the file looks cut off`);
+    expect(parseRbaCsv(`${raw.trimEnd()}\r\n`).days).toHaveLength(8);
+  });
+
+  it('refuses every cut of a real file short of its end', () => {
+    const whole = raw.trimEnd();
+    const lastRow = whole.lastIndexOf('\n') + 1;
+    for (let cut = lastRow + 1; cut < whole.length; cut++) {
+      expect(() => parseRbaCsv(whole.slice(0, cut)), `cut at ${cut}`).toThrow(RbaFormatError);
+      // With a line break added, only a cut inside the last value could pass for a whole row.
+      if (cut <= whole.lastIndexOf(',')) {
+        expect(() => parseRbaCsv(`${whole.slice(0, cut)}\n`), `cut at ${cut}, then a line break`).toThrow(RbaFormatError);
+      }
+    }
   });
 
   it('starts the data at the first dated row when there is no Series ID row', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRbaRss } from '../../src/rba/index.js';
+import { RbaFormatError, parseRbaFile, parseRbaRss } from '../../src/rba/index.js';
 import { fixtureText, refusal } from './fixtures.js';
 
 // rss-cb-exchange-rates.xml: a full feed for 11 May 2026 with items USD, JPY,
@@ -151,6 +151,12 @@ describe('parseRbaRss refusals', () => {
     const noCb = '\n\n' + minimal.replace(' xmlns:cb="http://www.cbwiki.net/wiki/index.php/Specification_1.2/"', '');
     refusal(() => parseRbaRss(noCb), lineOf(noCb, '<cb:statistics'), "the namespace prefix 'cb'");
     refusal(() => parseRbaRss('\n\n<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\n<item>\n</rdf:RDF>'), 5, /^line 5: not well-formed XML/);
+  });
+
+  it('refuses a feed cut off anywhere: the document does not parse to its end', () => {
+    const whole = full.trimEnd();
+    for (let cut = 1; cut < whole.length; cut += 7) expect(() => parseRbaFile(new TextEncoder().encode(whole.slice(0, cut))), `cut at ${cut}`).toThrow(RbaFormatError);
+    expect(() => parseRbaFile(new TextEncoder().encode(whole.slice(0, -1)))).toThrow(RbaFormatError);
   });
 
   it('refuses XML that is not well-formed', () => {

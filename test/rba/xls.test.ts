@@ -1,6 +1,6 @@
 import * as XLSX from '@e965/xlsx';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseRbaCsv, parseRbaFile, parseRbaXls } from '../../src/rba/index.js';
+import { RbaFormatError, parseRbaCsv, parseRbaFile, parseRbaXls } from '../../src/rba/index.js';
 import { dateCellToIso, formatDecimals, serialToIso } from '../../src/rba/xls.js';
 import { fixtureBytes, fixtureText, refusal } from './fixtures.js';
 
@@ -120,6 +120,17 @@ describe('parseRbaXls refusals name the sheet row', () => {
     XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet(rows), 'Data');
     const bytes = new Uint8Array(XLSX.write(wb, { type: 'array', bookType: 'biff8' }) as ArrayBuffer);
     refusal(() => parseRbaXls(bytes), 1, "sheet 'Data' row 1: this is the monthly table F11");
+  });
+
+  it('refuses a workbook cut off anywhere: not a whole number of sectors, or missing sectors', () => {
+    refusal(() => parseRbaXls(xls.subarray(0, xls.length - 1)), 1, `the workbook is ${xls.length - 1} bytes, not a whole number of its 512-byte sectors: the file looks cut off`);
+    for (let cut = 8; cut < xls.length; cut += 61) expect(() => parseRbaFile(xls.subarray(0, cut)), `cut at ${cut}`).toThrow(RbaFormatError);
+    for (let cut = 512; cut < xls.length; cut += 512) expect(() => parseRbaFile(xls.subarray(0, cut)), `cut at sector ${cut / 512}`).toThrow(RbaFormatError);
+  });
+
+  it('refuses an .xlsx cut off anywhere', () => {
+    const xlsx = editedWorkbook(() => undefined, 'xlsx');
+    for (let cut = 4; cut < xlsx.length; cut += 97) expect(() => parseRbaFile(xlsx.subarray(0, cut)), `cut at ${cut}`).toThrow(RbaFormatError);
   });
 
   it('refuses bytes that are not a workbook', () => {

@@ -11,7 +11,7 @@ const KEYED = [
   '/2023-01-03/USD',
   '/convert?from=USD&to=EUR&amount=1&date=2023-01-03',
 ];
-const REVOKE = 'mutation($p: String!) { revokeApiKey(prefix: $p) { id } }';
+const REVOKE = 'mutation($p: Text!) { revokeApiKey(prefix: $p) { id } }';
 const SET_STATUS = 'mutation($e: EmailAddress!, $s: AccountStatus!) { setAccountStatus(email: $e, status: $s) { status } }';
 const ID56 = 'Ab3'.repeat(18) + 'xy'; // 56 characters of [A-Za-z0-9]
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parse, validate } from 'graphql';
+import { getNamedType, isInputObjectType, isObjectType, parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { prepareDocuments } from '../../src/rest/app.js';
 import { routes } from '../../src/rest/routes.js';
@@ -18,5 +18,21 @@ describe('schema', () => {
   it('refuses a route whose document does not validate', () => {
     const broken = { ...routes[0]!, name: 'Broken', document: 'query Broken { nope }' };
     expect(() => prepareDocuments(schema, [broken])).toThrow(/Route Broken: Cannot query field "nope"/);
+  });
+
+  it('takes no String as input: every text argument and input field is Text, which refuses NUL and lone surrogates', () => {
+    const inputs: string[] = [];
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (type.name.startsWith('__')) continue;
+      if (isObjectType(type)) {
+        for (const field of Object.values(type.getFields())) {
+          for (const arg of field.args) inputs.push(`${type.name}.${field.name}(${arg.name}): ${getNamedType(arg.type).name}`);
+        }
+      } else if (isInputObjectType(type)) {
+        for (const field of Object.values(type.getFields())) inputs.push(`${type.name}.${field.name}: ${getNamedType(field.type).name}`);
+      }
+    }
+    expect(inputs.filter((input) => input.endsWith(': String'))).toEqual([]);
+    expect(inputs.filter((input) => input.endsWith(': Text')).length).toBeGreaterThanOrEqual(8);
   });
 });

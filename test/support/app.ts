@@ -9,7 +9,7 @@ import { parseRbaFile, type RbaTable } from '../../src/rba/index.js';
 import { openTestDatabase } from './db.js';
 
 export const FIXTURES = new URL('../fixtures/rba/', import.meta.url);
-const OPERATOR_TOKEN = 'test-operator-token-0123456789';
+export const OPERATOR_TOKEN = 'test-operator-token-0123456789';
 export const TEST_WEBHOOK_KEY = Buffer.alloc(32, 7).toString('base64url');
 
 export interface RequestOptions {
@@ -66,7 +66,7 @@ export interface TestAppOptions {
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = await openTestDatabase();
   let now = new Date(options.now ?? '2026-05-12T03:00:00Z');
-  const config = parseConfig({ DOCUMENTATION_URL: 'https://docs.example.test/api', WEBHOOK_KEY: TEST_WEBHOOK_KEY, ...options.config });
+  const config = parseConfig({ DOCUMENTATION_URL: 'https://docs.example.test/api', WEBHOOK_KEY: TEST_WEBHOOK_KEY, RBA_HISTORY_URLS: 'off', ...options.config });
   const app = buildApp({
     config,
     db: database.db,

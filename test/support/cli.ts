@@ -24,6 +24,8 @@ export const fixturePath = (name: string) => join(FIXTURE_DIR, name);
 /** Variables a child must not inherit from the test run: each child gets exactly the store's. */
 const CONFIG_VARIABLES = [
   'DATABASE_URL',
+  'DATABASE_CONNECT_TIMEOUT_MS',
+  'DATABASE_STATEMENT_TIMEOUT_MS',
   'DATA_DIR',
   'PORT',
   'HOST',
@@ -37,6 +39,7 @@ const CONFIG_VARIABLES = [
   'WEBHOOK_LEASE_SECONDS',
   'RBA_RSS_URL',
   'RBA_CSV_URL',
+  'RBA_HISTORY_URLS',
   'SCHEDULER',
   'HEADERS_TIMEOUT_MS',
   'REQUEST_TIMEOUT_MS',
@@ -46,7 +49,8 @@ const CONFIG_VARIABLES = [
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const name of CONFIG_VARIABLES) delete base[name];
-  return { ...base, ...env };
+  // Tests never reach the RBA: no history workbook unless a test names one.
+  return { ...base, RBA_HISTORY_URLS: 'off', ...env };
 }
 
 export interface CliResult {
@@ -57,11 +61,27 @@ export interface CliResult {
   ms: number;
 }
 
+/**
+ * The command that runs the CLI with `args`. An argument given as bytes reaches it as exactly those
+ * bytes: spawn would send a string's UTF-8, so such a command line is built by sh's printf (octal
+ * escapes, in a command substitution).
+ */
+function cliCommand(args: readonly (string | Uint8Array)[]): [string, string[]] {
+  const node = [process.execPath, '--import', 'tsx', 'src/cli/main.ts'];
+  if (args.every((arg) => typeof arg === 'string')) return [node[0]!, [...node.slice(1), ...(args as string[])]];
+  const words = [...node, ...args].map((arg) => {
+    const octal = [...Buffer.from(arg)].map((byte) => `\\${byte.toString(8).padStart(3, '0')}`).join('');
+    return `"$(printf '${octal}')"`;
+  });
+  return ['/bin/sh', ['-c', `exec ${words.join(' ')}`]];
+}
+
 /** Runs `node --import tsx src/cli/main.ts ...args` to its end. */
-export function runCli(args: readonly string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
+export function runCli(args: readonly (string | Uint8Array)[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
   const started = Date.now();
+  const [command, commandArgs] = cliCommand(args);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    const child = spawn(command, commandArgs, {
       cwd: ROOT,
       env: childEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -260,7 +280,6 @@ export async function startService(env: Record<string, string>, timeoutMs = 60_0
     }
   };
   const listening = new Promise<void>((resolve, reject) => {
-    let poll: NodeJS.Timeout | undefined;
     const done = (error?: Error) => {
       clearTimeout(timer);
       clearInterval(poll);
@@ -268,14 +287,14 @@ export async function startService(env: Record<string, string>, timeoutMs = 60_0
       else resolve();
     };
     const timer = setTimeout(() => done(new Error(`the service did not listen within ${timeoutMs} ms:\n${output}`)), timeoutMs);
-    poll = setInterval(() => {
+    const poll = setInterval(() => {
       if (readServiceFile()) done();
     }, 100);
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       output += chunk;
       if (/"msg":"listening on /.test(output) && readServiceFile()) done();
     });
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     void exited.then(({ code, signal }) => done(new Error(`the service exited (${code ?? signal}) before listening:\n${output}`)));
   });
   try {

@@ -7,6 +7,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import type { TestProject } from 'vitest/node';
+import type { Database } from '../../src/db/database.js';
 import { openDatabase } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { adminQuery, templateName } from './postgres.js';
@@ -37,7 +38,7 @@ export default async function setup(project: TestProject) {
   }
   const dir = mkdtempSync(join(tmpdir(), 'aud-rates-test-'));
   const pglite = await PGlite.create();
-  const db = new Kysely<unknown>({ dialect: new PGliteDialect(pglite) });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
   await migrateToLatest(db);
   const file = join(dir, 'template.tar');
   writeFileSync(file, Buffer.from(await (await pglite.dumpDataDir('none')).arrayBuffer()));

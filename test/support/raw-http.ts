@@ -41,9 +41,7 @@ export function exchange(port: number, request: string | Buffer, options: Exchan
   const bytes = typeof request === 'string' ? Buffer.from(request, 'latin1') : request;
   const started = Date.now();
   return new Promise((resolve) => {
-    const socket: Socket = options.tls
-      ? connectTls({ port, host: '127.0.0.1', ca: options.tls.ca, servername: 'localhost' })
-      : connectTcp(port, '127.0.0.1');
+    const socket: Socket = options.tls ? connectTls({ port, host: '127.0.0.1', ca: options.tls.ca, servername: 'localhost' }) : connectTcp(port, '127.0.0.1');
     const chunks: Buffer[] = [];
     let error: string | undefined;
     let done = false;

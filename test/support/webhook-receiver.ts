@@ -184,7 +184,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
  * and the app a test starts with `startApp` is closed after that test. `receiver` stands in for the
  * running receiver (see standIn), so the block can name it from the start.
  */
-export function useWebhookReceiver(): { receiver: WebhookReceiver; startApp(options: TestAppOptions): Promise<TestApp> } {
+export function useWebhookReceiver(): { receiver: WebhookReceiver; startApp: (options: TestAppOptions) => Promise<TestApp> } {
   let receiver: WebhookReceiver | undefined;
   let app: TestApp | undefined;
   beforeAll(async () => {
@@ -200,7 +200,7 @@ export function useWebhookReceiver(): { receiver: WebhookReceiver; startApp(opti
   });
   return {
     receiver: standIn('the webhook receiver', () => receiver),
-    async startApp(options) {
+    startApp: async (options) => {
       app = await startTestApp(options);
       return app;
     },

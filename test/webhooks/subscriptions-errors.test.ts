@@ -38,7 +38,7 @@ const DNS: Record<string, string[]> = {
 const { resolve, asked } = tableResolver(DNS);
 
 const SET_STATUS = 'mutation($e: EmailAddress!, $s: AccountStatus!) { setAccountStatus(email: $e, status: $s) { status } }';
-const REVOKE = 'mutation($p: String!) { revokeApiKey(prefix: $p) { id } }';
+const REVOKE = 'mutation($p: Text!) { revokeApiKey(prefix: $p) { id } }';
 const ID56 = 'Ab3'.repeat(18) + 'xy'; // 56 characters of [A-Za-z0-9]
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 const VALID = { url: 'https://hooks.example.com/rates' };
