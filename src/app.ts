@@ -80,6 +80,11 @@ export function createServices(
   return { services, keys };
 }
 
+/** 250 ms before the statement bound, or half of it when the bound is short. */
+function grantDeadlineMs(statementMs: number): number {
+  return Math.max(statementMs / 2, statementMs - 250);
+}
+
 export function buildApp(deps: AppDependencies) {
   const logger = deps.logger ?? pino({ level: deps.config.LOG_LEVEL });
   const { services, keys } = createServices(deps.db, deps.changes ?? localChangeFeed(), deps.config, {
@@ -88,9 +93,10 @@ export function buildApp(deps: AppDependencies) {
   });
   const usage = new UsageRecorder(deps.db, services.clock, (err) => logger.error({ err }, 'usage flush failed'));
   const limits = new RequestLimits(deps.db, services.clock, {
-    // Half the statement bound: a grant the database reaches later than that may arrive after its
-    // request was already answered 503, and so must not count. PGlite runs in-process and cannot stall.
-    grantDeadlineMs: deps.config.DATABASE_URL ? deps.config.DATABASE_STATEMENT_TIMEOUT_MS / 2 : null,
+    // A grant the database reaches later than this may arrive after its request was answered 503,
+    // and so must not count. The time left before the client gives up (100 ms past the statement
+    // bound) covers the reply's way back through a busy process. PGlite runs in-process and cannot stall.
+    grantDeadlineMs: deps.config.DATABASE_URL ? grantDeadlineMs(deps.config.DATABASE_STATEMENT_TIMEOUT_MS) : null,
   });
   const rest = createRestApp({
     schema,
