@@ -13,7 +13,7 @@ import { RequestLimits } from './rest/limits.js';
 import { UsageRecorder } from './rest/usage.js';
 import type { Services } from './schema/context.js';
 import { schema } from './schema/index.js';
-import { RateCache } from './schema/rate-loaders.js';
+import { RateHistoryStore } from './schema/rate-loaders.js';
 import { loadWebhookKey } from './service-file.js';
 import { VERSION } from './version.js';
 import { createSecretBox } from './webhooks/secret-box.js';
@@ -52,8 +52,8 @@ export function createServices(
   options: { clock?: () => Date; webhookNetwork?: WebhookNetwork } = {},
 ) {
   const keys = new KeyAuthenticator(db);
-  const rateCache = new RateCache(db);
-  changes.subscribe((channel) => (channel === 'keys_changed' ? keys.clear() : rateCache.invalidate()));
+  const rateHistory = new RateHistoryStore(db);
+  changes.subscribe((channel) => (channel === 'keys_changed' ? keys.clear() : rateHistory.invalidate()));
   const policy: TargetPolicy = {
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     resolve: options.webhookNetwork?.resolve ?? systemResolver,
@@ -61,7 +61,7 @@ export function createServices(
   };
   const services: Services = {
     db,
-    rateCache,
+    rateHistory,
     clock: options.clock ?? (() => new Date()),
     version: VERSION,
     changes,
@@ -112,7 +112,7 @@ export function buildApp(deps: AppDependencies) {
     /** Finishes attempts in flight and writes what is held in memory (usage counts, unused quota units) back before the database closes. */
     async close() {
       await deliveries.stop();
-      await Promise.all([usage.close(), limits.monthly.close()]);
+      await Promise.all([usage.close(), limits.monthly.close(), services.rateHistory.settled()]);
     },
   };
 }

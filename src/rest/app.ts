@@ -109,7 +109,7 @@ export function createRestApp(options: RestAppOptions) {
   const { schema, services, keys, logger, limits, usage } = options;
   const documents = prepareDocuments(schema, routes);
   const match = createRouter(routes);
-  const responses = new ResponseCache(RESPONSE_TTL_MS, services.clock, () => services.rateCache.generation);
+  const responses = new ResponseCache(RESPONSE_TTL_MS, services.clock, () => services.rateHistory.generation);
 
   interface Outcome {
     status: number;
@@ -175,7 +175,7 @@ export function createRestApp(options: RestAppOptions) {
     viewer: Viewer | null,
     cacheKey: string | null,
   ): Promise<CachedAnswer> {
-    const generation = services.rateCache.generation;
+    const generation = services.rateHistory.generation;
     let body: string | null = null;
     if (route.body === 'json') {
       checkJsonContentType(request.header('content-type'));

@@ -19,7 +19,7 @@ export class ResponseCache {
   constructor(
     private readonly ttlMs: number,
     private readonly clock: () => Date,
-    /** the stored rates' generation (RateCache.generation) */
+    /** the stored rates' generation (RateHistoryStore.generation) */
     private readonly generation: () => number,
   ) {}
 

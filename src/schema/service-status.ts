@@ -70,13 +70,13 @@ function dueAfter(date: string): Date {
 
 async function serviceStatus(ctx: Context): Promise<ServiceStatus> {
   const now = ctx.services.clock();
-  let freshness;
+  let history;
   try {
-    freshness = await ctx.services.rateCache.freshness();
+    history = await ctx.rates.history();
   } catch {
     return { state: 'degraded', servable: false, lastUpdate: null, stale: true, nextUpdateExpected: nextPublicationSlotAt(now), newestRateDate: null };
   }
-  const { newestDate, lastStoredAt } = freshness;
+  const { newestDate, lastStoredAt } = history;
   if (newestDate === null) {
     return { state: 'degraded', servable: false, lastUpdate: lastStoredAt, stale: true, nextUpdateExpected: nextPublicationSlotAt(now), newestRateDate: null };
   }
