@@ -38,6 +38,8 @@ export interface AppDependencies {
   clock?: () => Date;
   logger?: Logger;
   webhookNetwork?: WebhookNetwork;
+  /** false turns off the one-second shared answers of identical read requests (the bench measures both) */
+  sharedAnswers?: boolean;
 }
 
 const RESOLVE_TIMEOUT_MS = 5_000;
@@ -97,6 +99,7 @@ export function buildApp(deps: AppDependencies) {
     limits,
     usage,
     trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY),
+    sharedAnswers: deps.sharedAnswers ?? true,
   });
   const internal = createInternalApp({ schema, services, operatorToken: deps.operatorToken });
   const deliveries = new DeliveryWorker(services, logger, { leaseMs: deps.config.WEBHOOK_LEASE_SECONDS * 1000 });

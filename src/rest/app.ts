@@ -28,6 +28,8 @@ export interface RestAppOptions {
   limits: RequestLimits;
   usage: UsageRecorder;
   trustedProxies: TrustedProxies;
+  /** identical read requests share an answer for a second (response-cache.ts) */
+  sharedAnswers: boolean;
 }
 
 interface SocketInfo {
@@ -154,7 +156,7 @@ export function createRestApp(options: RestAppOptions) {
     if (!viewer && route.auth === 'account') throw missingAccountKey();
     outcome.route = route;
     outcome.viewer = viewer;
-    const cacheKey = route.cacheable ? `${viewer?.plan ?? '-'} ${url.pathname}${url.search}` : null;
+    const cacheKey = route.cacheable && options.sharedAnswers ? `${viewer?.plan ?? '-'} ${url.pathname}${url.search}` : null;
     const answer = (cacheKey !== null && responses.get(cacheKey)) || (await answerOf(request, route, params, viewer, cacheKey));
     Object.assign(headers, await limits.admit(route, viewer, peer.client), answer.headers);
     outcome.status = answer.status;
