@@ -4,7 +4,7 @@
 import { addDays } from '../src/domain/calendar.js';
 import { PUBLISHED_CODES } from '../src/rba/index.js';
 import { HISTORY_DAYS } from './fixtures.js';
-import { between, pick, seededRandom } from './random.js';
+import { between, pick, seededRandom } from '../test/support/random.js';
 import type { ServersInfo } from './servers.js';
 
 export interface Target {
