@@ -21,9 +21,13 @@ export async function loadRateHistory(db: Kysely<Database>): Promise<RateHistory
     .transaction()
     .setIsolationLevel('repeatable read')
     .execute(async (trx) => {
-      const rows = await trx.selectFrom('rates').select(['date', 'code', 'value']).execute();
+      // One row per day ('USD=0.6828,TWI=61.40,…'): a twentieth of the rows, which the embedded
+      // database hands over several times faster than one row per value.
+      const { rows } = await sql<{ date: string; rates: string }>`
+        select date, string_agg(code || '=' || value, ',') as rates from rates group by date`.execute(trx);
       const stored = await trx.selectFrom('publications').select((eb) => eb.fn.max('stored_at').as('last')).executeTakeFirst();
-      return RateHistory.of(rows, (stored?.last as Date | null | undefined) ?? null);
+      const days = rows.map(({ date, rates }) => ({ date, rates: Object.fromEntries(rates.split(',').map((pair) => pair.split('='))) }));
+      return RateHistory.of(days, (stored?.last as Date | null | undefined) ?? null);
     });
 }
 

@@ -13,11 +13,10 @@ export interface RateDay {
   readonly rates: RateValues;
 }
 
-/** One stored value, as the store holds it (any decimal text). */
-export interface StoredRate {
+/** One stored day, as the store holds it (code → any decimal text). */
+export interface StoredRates {
   date: string;
-  code: string;
-  value: string;
+  rates: Readonly<Record<string, string>>;
 }
 
 /** Index of the first of `dates` (ascending) that is greater than `date`. */
@@ -96,17 +95,11 @@ export class RateHistory {
     return new RateHistory([], null);
   }
 
-  /** The history of these stored values, in any order; values of codes the service does not know are left out. */
-  static of(rows: Iterable<StoredRate>, lastStoredAt: Date | null): RateHistory {
-    const byDate = new Map<string, Record<string, string>>();
-    for (const { date, code, value } of rows) {
-      let rates = byDate.get(date);
-      if (!rates) byDate.set(date, (rates = {}));
-      rates[code] = value;
-    }
+  /** The history of these stored days (one entry per date, in any order); codes the service does not know are left out. */
+  static of(stored: readonly StoredRates[], lastStoredAt: Date | null): RateHistory {
     const days: RateDay[] = [];
-    for (const date of [...byDate.keys()].sort()) {
-      const rates = canonicalRates(byDate.get(date)!);
+    for (const { date, rates: values } of [...stored].sort((a, b) => (a.date < b.date ? -1 : 1))) {
+      const rates = canonicalRates(values);
       if (Object.keys(rates).length > 0) days.push(Object.freeze({ date, rates: Object.freeze(rates) }));
     }
     return new RateHistory(days, lastStoredAt);
