@@ -3,6 +3,7 @@
 // (a date, the newest day, a range, the newest day on or before a date with both codes of a pair)
 // without a query. A change to the stored rates builds a new history; one never changes.
 import { PUBLISHED_CODES } from '../rba/codes.js';
+import { publicationDueAfter } from './calendar.js';
 import { canonicalRates } from './currencies.js';
 
 /** code → exact decimal text as served ('61.4', not '61.40'), in the order of the code list */
@@ -47,6 +48,8 @@ export class RateHistory {
   /** the stored days, ascending; only days with at least one value */
   readonly days: readonly RateDay[];
   readonly newestDate: string | null;
+  /** the first publication slot after the newest date (D22): when the next day is due; null when nothing is stored */
+  readonly nextDue: Date | null;
   /** the newest date on which each code has a rate */
   readonly newestByCode: ReadonlyMap<string, string>;
   /** how many values the history holds */
@@ -68,6 +71,7 @@ export class RateHistory {
     this.dates = days.map((d) => d.date);
     this.byDate = new Map(days.map((d) => [d.date, d]));
     this.newestDate = days.at(-1)?.date ?? null;
+    this.nextDue = this.newestDate === null ? null : publicationDueAfter(this.newestDate);
     const newestByCode = new Map<string, string>();
     const lastIndexWith = new Map<string, Int32Array>();
     let values = 0;
