@@ -46,7 +46,9 @@ export function printReport(results: Measurement[]): { failedTargets: string[]; 
   const base = results.find((m) => m.target.baseline)!;
   const inProcess = results.every((m) => m.serverCpu === null);
   const cpu = (share: number | null) => (share === null ? '-' : `${(100 * share).toFixed(0)}%`);
-  const rows = [['target', 'req/s (avg)', 'p50 ms', 'p99 ms', 'vs bare', 'requests', 'non-2xx', 'errors', 'server cpu', inProcess ? 'process cpu' : 'autocannon cpu']];
+  // CPU per request hardly depends on what else the machine runs; req/s and shares do.
+  const perRequest = (m: Measurement) => (m.serverCpu === null || m.reqPerSec === 0 ? '-' : ((m.serverCpu * 1e6) / m.reqPerSec).toFixed(0));
+  const rows = [['target', 'req/s (avg)', 'p50 ms', 'p99 ms', 'vs bare', 'requests', 'non-2xx', 'errors', 'server cpu', 'server µs/req', inProcess ? 'process cpu' : 'autocannon cpu']];
   for (const m of results) {
     rows.push([
       m.target.name,
@@ -58,6 +60,7 @@ export function printReport(results: Measurement[]): { failedTargets: string[]; 
       String(m.non2xx),
       String(m.errors),
       cpu(m.serverCpu),
+      perRequest(m),
       cpu(m.loaderCpu),
     ]);
   }
