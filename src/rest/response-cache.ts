@@ -25,7 +25,8 @@ export class ResponseCache {
     private readonly generation: () => number,
   ) {
     // The service's clock, not the machine's, decides when an answer is too old (tests move it).
-    this.answers = new LRUCache({ max: MAX_ANSWERS, ttl: ttlMs, ttlResolution: 0, perf: { now: () => clock().getTime() } });
+    // lru-cache still serves an entry exactly `ttl` old; an answer must be younger than `ttlMs`.
+    this.answers = new LRUCache({ max: MAX_ANSWERS, ttl: ttlMs - 1, ttlResolution: 0, perf: { now: () => clock().getTime() } });
   }
 
   get(key: string): CachedAnswer | undefined {
