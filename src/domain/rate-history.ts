@@ -95,10 +95,6 @@ export class RateHistory {
     this.values = values;
   }
 
-  static empty(): RateHistory {
-    return new RateHistory([], null);
-  }
-
   /** The history of these stored days (one entry per date, in any order); codes the service does not know are left out. */
   static of(stored: readonly StoredRates[], lastStoredAt: Date | null): RateHistory {
     const days: RateDay[] = [];
