@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCertificate, OPENSSL_AVAILABLE, type TestCertificate } from '../support/certificate.js';
 import { createCliStore, startService, type CliStore, type RunningService } from '../support/cli.js';
 import { exchange, expectEnvelope, parseResponses } from '../support/raw-http.js';
@@ -57,8 +57,9 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the service serving TLS itself', () => {
     certificate?.cleanup();
   });
 
-  it('without WEBHOOK_ALLOW_PRIVATE_TARGETS, its log claims no private webhook targets (D34)', () => {
-    expect(service.output()).toContain('listening on');
+  it('without WEBHOOK_ALLOW_PRIVATE_TARGETS, its log claims no private webhook targets (D34)', async () => {
+    // service.json can appear before the start-up log line has been read from the child's stdout.
+    await vi.waitFor(() => expect(service.output()).toContain('listening on'), { timeout: 10_000 });
     expect(service.output()).not.toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS is on');
   });
 
