@@ -13,7 +13,7 @@ import { RequestLimits } from './rest/limits.js';
 import { UsageRecorder } from './rest/usage.js';
 import type { Services } from './schema/context.js';
 import { schema } from './schema/index.js';
-import { RateCache } from './schema/rate-loaders.js';
+import { RateHistoryStore } from './schema/rate-loaders.js';
 import { loadWebhookKey } from './service-file.js';
 import { VERSION } from './version.js';
 import { createSecretBox } from './webhooks/secret-box.js';
@@ -38,6 +38,8 @@ export interface AppDependencies {
   clock?: () => Date;
   logger?: Logger;
   webhookNetwork?: WebhookNetwork;
+  /** false turns off the one-second shared answers of identical read requests (the bench measures both) */
+  sharedAnswers?: boolean;
 }
 
 const RESOLVE_TIMEOUT_MS = 5_000;
@@ -52,8 +54,8 @@ export function createServices(
   options: { clock?: () => Date; webhookNetwork?: WebhookNetwork } = {},
 ) {
   const keys = new KeyAuthenticator(db);
-  const rateCache = new RateCache(db);
-  changes.subscribe((channel) => (channel === 'keys_changed' ? keys.clear() : rateCache.invalidate()));
+  const rateHistory = new RateHistoryStore(db);
+  changes.subscribe((channel) => (channel === 'keys_changed' ? keys.clear() : rateHistory.invalidate()));
   const policy: TargetPolicy = {
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     resolve: options.webhookNetwork?.resolve ?? systemResolver,
@@ -61,7 +63,7 @@ export function createServices(
   };
   const services: Services = {
     db,
-    rateCache,
+    rateHistory,
     clock: options.clock ?? (() => new Date()),
     version: VERSION,
     changes,
@@ -80,6 +82,11 @@ export function createServices(
   return { services, keys };
 }
 
+/** 250 ms before the statement bound, or half of it when the bound is short. */
+function grantDeadlineMs(statementMs: number): number {
+  return Math.max(statementMs / 2, statementMs - 250);
+}
+
 export function buildApp(deps: AppDependencies) {
   const logger = deps.logger ?? pino({ level: deps.config.LOG_LEVEL });
   const { services, keys } = createServices(deps.db, deps.changes ?? localChangeFeed(), deps.config, {
@@ -88,9 +95,10 @@ export function buildApp(deps: AppDependencies) {
   });
   const usage = new UsageRecorder(deps.db, services.clock, (err) => logger.error({ err }, 'usage flush failed'));
   const limits = new RequestLimits(deps.db, services.clock, {
-    // Half the statement bound: a grant the database reaches later than that may arrive after its
-    // request was already answered 503, and so must not count. PGlite runs in-process and cannot stall.
-    grantDeadlineMs: deps.config.DATABASE_URL ? deps.config.DATABASE_STATEMENT_TIMEOUT_MS / 2 : null,
+    // A grant the database reaches later than this may arrive after its request was answered 503,
+    // and so must not count. The time left before the client gives up (100 ms past the statement
+    // bound) covers the reply's way back through a busy process. PGlite runs in-process and cannot stall.
+    grantDeadlineMs: deps.config.DATABASE_URL ? grantDeadlineMs(deps.config.DATABASE_STATEMENT_TIMEOUT_MS) : null,
   });
   const rest = createRestApp({
     schema,
@@ -101,6 +109,7 @@ export function buildApp(deps: AppDependencies) {
     limits,
     usage,
     trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY),
+    sharedAnswers: deps.sharedAnswers ?? true,
   });
   const internal = createInternalApp({ schema, services, operatorToken: deps.operatorToken });
   const deliveries = new DeliveryWorker(services, logger, { leaseMs: deps.config.WEBHOOK_LEASE_SECONDS * 1000 });
@@ -115,7 +124,7 @@ export function buildApp(deps: AppDependencies) {
     /** Finishes attempts in flight and writes what is held in memory (usage counts) back before the database closes. */
     async close() {
       await deliveries.stop();
-      await usage.close();
+      await Promise.all([usage.close(), services.rateHistory.settled()]);
     },
   };
 }

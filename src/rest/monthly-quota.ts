@@ -107,9 +107,14 @@ export class MonthlyQuota {
     try {
       while (queue.waiters.length > 0) {
         batch = queue.waiters.splice(0);
-        const { grantDeadlineMs } = this.options;
-        const deadline = grantDeadlineMs === null ? null : new Date(Date.now() + grantDeadlineMs);
-        const grant = await grantUnits(this.db, queue.accountId, queue.count, queue.limit, batch.length, deadline);
+        const wanted = batch.length;
+        // The deadline counts from when the statement goes out on its connection, as the client's
+        // own timeout does: time spent waiting for a connection has a bound of its own.
+        const grant = await this.db.connection().execute((connection) => {
+          const { grantDeadlineMs } = this.options;
+          const deadline = grantDeadlineMs === null ? null : new Date(Date.now() + grantDeadlineMs);
+          return grantUnits(connection, queue.accountId, queue.count, queue.limit, wanted, deadline);
+        });
         if (!grant) throw new ServiceUnavailableError('The data store answered too late to count this request; try again shortly');
         batch.forEach((waiter, i) => waiter.resolve(i < grant.granted ? grant.start + i + 1 : null));
         batch = [];

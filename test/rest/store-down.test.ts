@@ -1,5 +1,6 @@
-// D22: when the store does not answer, /status is 503 `degraded` and rate endpoints are 503
-// `service_unavailable`, even with the newest day still in the process cache.
+// D22: when the store does not answer, /status is 503 `degraded`. Rates are served from the
+// history every process holds in memory, so a rate read goes on; a request that needs the store
+// itself is 503 `service_unavailable`, never a 500.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';
@@ -25,7 +26,13 @@ describe('the store goes down after serving', () => {
     expect(body).toMatchObject({ status: 'degraded', stale: false, last_update: expect.any(String) });
   });
 
-  it('a day that must be read from the store is 503 service_unavailable, not a 500', async () => {
-    expectError(await t.json('/2026-05-08', { key }), 503, 'service_unavailable');
+  it('a stored day is still answered from memory, as it was before the store went down', async () => {
+    const { status, body } = await t.json('/2026-05-08', { key });
+    expect(status).toBe(200);
+    expect(body.rates.USD).toBe(Number(syntheticDay('2026-05-08').rates.USD));
+  });
+
+  it('a request that needs the store (a keyless conversion counted against its hourly limit) is 503 service_unavailable, not a 500', async () => {
+    expectError(await t.json('/convert?from=USD&to=EUR&amount=10'), 503, 'service_unavailable');
   });
 });
