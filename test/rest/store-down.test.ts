@@ -1,6 +1,6 @@
-// D22: when the store does not answer, /status is 503 `degraded`. Rates are served from the
-// history every process holds in memory, so a rate read goes on; a request that needs the store
-// itself is 503 `service_unavailable`, never a 500.
+// D22 (docs/decisions.md): when the store does not answer, /status is 503 `degraded`. Rates are
+// served from the history every process holds in memory, so a rate read goes on; a request that
+// needs the store itself is 503 `service_unavailable`, never a 500.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';
