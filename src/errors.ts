@@ -64,7 +64,7 @@ export class RateLimitExceededError extends DomainError {
     super(message);
   }
 }
-/** A request outside the plan's history or time-series window (D13). */
+/** A request outside the plan's history or time-series window (D13 in docs/decisions.md). */
 export class PlanRestrictedError extends DomainError {
   readonly code = 'plan_restricted';
 }

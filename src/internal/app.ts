@@ -1,5 +1,6 @@
-// The internal GraphQL endpoint (D32): the whole schema, mutations included, for operators and
-// tooling. It listens on its own loopback port and every request needs the operator token.
+// The internal GraphQL endpoint (D32 in docs/decisions.md): the whole schema, mutations included,
+// for operators and tooling. It listens on its own loopback port and every request needs the
+// operator token.
 import { timingSafeEqual } from 'node:crypto';
 import { Response, createServerAdapter } from '@whatwg-node/server';
 import type { GraphQLSchema } from 'graphql';

@@ -1,4 +1,5 @@
-// The public REST facade: HTTP in, one in-process GraphQL operation per request, SPEC's JSON out.
+// The public REST facade: HTTP in, one in-process GraphQL operation per request, the JSON of
+// docs/api.md out.
 // HTTP concerns (keys, quotas, headers, the error envelope) live here; domain rules in the schema.
 import { hash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -122,7 +123,7 @@ export function createRestApp(options: RestAppOptions) {
     body: string | null;
     route?: Route;
     viewer?: Viewer | null;
-    /** false on the account's own endpoints: D25 keeps CORS to the data endpoints */
+    /** false on the account's own endpoints: D25 (docs/decisions.md) keeps CORS to the data endpoints */
     cors: boolean;
   }
 
