@@ -3,6 +3,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Response, createServerAdapter } from '@whatwg-node/server';
 import type { GraphQLSchema } from 'graphql';
+import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { createGraphQLError, createYoga, type Plugin } from 'graphql-yoga';
 import { decodeUtf8, NOT_UTF8 } from '../domain/text.js';
 import { createContext, type Services } from '../schema/context.js';
@@ -33,13 +36,25 @@ const strictUtf8Bodies: Plugin = {
   },
 };
 
+/**
+ * What one operation may ask for, checked before it runs. The deepest operation the schema's own
+ * tooling needs is 6 levels; introspection is measured separately by the plugins (GraphiQL's is deep).
+ */
+export const OPERATION_LIMITS = { depth: 10, cost: 5_000, aliases: 15 };
+
+const guards: Plugin[] = [
+  maxDepthPlugin({ n: OPERATION_LIMITS.depth, exposeLimits: true }),
+  costLimitPlugin({ maxCost: OPERATION_LIMITS.cost, exposeLimits: true }),
+  maxAliasesPlugin({ n: OPERATION_LIMITS.aliases, exposeLimits: true }),
+];
+
 export function createInternalApp(options: { schema: GraphQLSchema; services: Services; operatorToken: string }) {
   const yoga = createYoga({
     schema: options.schema,
     graphqlEndpoint: INTERNAL_GRAPHQL_PATH,
     landingPage: false,
     logging: false,
-    plugins: [strictUtf8Bodies],
+    plugins: [strictUtf8Bodies, ...guards],
     context: () => createContext(options.services, { operator: true }),
   });
   return createServerAdapter((request: Request) => {
