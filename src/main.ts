@@ -9,6 +9,7 @@ import { openLeaderLock } from './db/leader-lock.js';
 import { listenerLimitsOf } from './http/limits.js';
 import { createListener, listen } from './http/server.js';
 import { migrateToLatest } from './db/migrate.js';
+import { ServiceMetrics } from './metrics.js';
 import { RBA_LEADER_LOCK, startRbaScheduler } from './jobs/rba-scheduler.js';
 import { findRunningService, keepDataDirPrivate, loadOperatorToken, removeServiceFile, writeServiceFile } from './service-file.js';
 
@@ -20,11 +21,12 @@ async function main(): Promise<void> {
     // PGlite is one process's database: a second service on the same directory would corrupt it.
     throw new ConfigError(`A service (pid ${running.pid}) already uses DATA_DIR ${config.DATA_DIR}; stop it first or use another DATA_DIR`);
   }
-  const { db, target } = await openDatabase(targetFromConfig(config));
+  const metrics = new ServiceMetrics();
+  const { db, target, pool } = await openDatabase(targetFromConfig(config), { log: metrics.databaseLog });
   await migrateToLatest(db);
   const logger = pino({ level: config.LOG_LEVEL });
   const changes = await startChangeFeed(target, (err) => logger.error({ err }, 'change feed'));
-  const app = buildApp({ config, db, changes, logger, operatorToken: loadOperatorToken(config) });
+  const app = buildApp({ config, db, changes, logger, operatorToken: loadOperatorToken(config), metrics, pool });
   const listenerOptions = { limits: listenerLimitsOf(config), logger: app.logger };
   const publicServer = createListener(app.rest.node, {
     ...listenerOptions,

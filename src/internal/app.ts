@@ -14,6 +14,7 @@ import { graphiqlPage, GRAPHIQL_CSP, SIGN_IN_PATH, signInPage } from './graphiql
 import { OperatorAuth } from './operator-auth.js';
 
 export const INTERNAL_GRAPHQL_PATH = '/graphql';
+export const METRICS_PATH = '/metrics';
 
 /**
  * Request bodies read as strict UTF-8: yoga's own reading puts U+FFFD where bytes are not UTF-8,
@@ -83,8 +84,15 @@ export function createInternalApp(options: { schema: GraphQLSchema; services: Se
         { status: 401, headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer' } },
       );
     }
+    if (pathname === METRICS_PATH) return metrics(request);
     return yoga.fetch(request);
   });
+
+  async function metrics(request: Request): Promise<Response> {
+    if (request.method !== 'GET') return new Response(null, { status: 405, headers: { Allow: 'GET' } });
+    const { registry } = options.services.metrics;
+    return new Response(await registry.metrics(), { headers: { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' } });
+  }
 }
 
 const SIGN_IN_BODY_BYTES = 4096;

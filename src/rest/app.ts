@@ -14,6 +14,7 @@ import { identifyPeer, type Peer, type TrustedProxies } from './client-address.j
 import { decodeQuery } from './params.js';
 import type { RequestLimits } from './limits.js';
 import type { UsageRecorder } from './usage.js';
+import type { AnsweredRequest } from '../metrics.js';
 import { errorEnvelope } from './error-status.js';
 import { refusal, writeRefusal } from '../http/refusal.js';
 import { requestIdFrom } from '../http/request-id.js';
@@ -32,6 +33,8 @@ export interface RestAppOptions {
   limits: RequestLimits;
   usage: UsageRecorder;
   trustedProxies: TrustedProxies;
+  /** told of every answered request (GET /metrics on the internal port) */
+  metrics: { request(answered: AnsweredRequest): void };
 }
 
 interface SocketInfo {
@@ -116,6 +119,9 @@ export function createRestApp(options: RestAppOptions) {
     viewer?: Viewer | null;
     /** false on the account's own endpoints: D25 keeps CORS to the data endpoints */
     cors: boolean;
+    /** the matched path's template, for metrics */
+    template?: string;
+    cached?: boolean;
   }
 
   /** D20: TLS on the socket, or a trusted proxy saying https; plain HTTP only from this machine. */
@@ -135,6 +141,7 @@ export function createRestApp(options: RestAppOptions) {
     const found = match(url.pathname);
     if (!found) throw new NotFoundError(`Unknown endpoint ${url.pathname}; see the documentation for the endpoints`);
     const { routes: candidates, params } = found;
+    outcome.template = candidates[0]!.path;
     outcome.cors = candidates.every((r) => r.auth !== 'account');
     if (request.method === 'OPTIONS') {
       const allow = allowedMethods(candidates).join(', ');
@@ -153,7 +160,9 @@ export function createRestApp(options: RestAppOptions) {
     outcome.route = route;
     outcome.viewer = viewer;
     const cacheKey = route.cacheable ? `${viewer?.plan ?? '-'} ${url.pathname}${url.search}` : null;
-    const answer = (cacheKey !== null && responses.get(cacheKey)) || (await answerOf(request, route, params, viewer, cacheKey));
+    const shared = cacheKey !== null ? responses.get(cacheKey) : undefined;
+    outcome.cached = shared !== undefined;
+    const answer = shared ?? (await answerOf(request, route, params, viewer, cacheKey));
     Object.assign(headers, await limits.admit(route, viewer, peer.client), answer.headers);
     outcome.status = answer.status;
     outcome.body = answer.body;
@@ -219,6 +228,7 @@ export function createRestApp(options: RestAppOptions) {
   }
 
   async function serve(request: RestRequest): Promise<RestResponse> {
+    const started = performance.now();
     const requestId = requestIdFrom(request.header('x-request-id'));
     const headers: Record<string, string> = { 'X-Request-Id': requestId };
     const outcome: Outcome = { status: 500, body: null, cors: true };
@@ -230,6 +240,14 @@ export function createRestApp(options: RestAppOptions) {
       Object.assign(outcome, failure(error, requestId, headers));
     }
     if (outcome.viewer && outcome.route) usage.record(outcome.viewer, outcome.route.name, outcome.status);
+    options.metrics.request({
+      route: outcome.template?.replace(/:([a-z]+)/gi, '{$1}') ?? 'unmatched',
+      method: request.method,
+      status: outcome.status,
+      seconds: (performance.now() - started) / 1000,
+      cached: outcome.cached === true,
+      refusal: outcome.status === 429 ? (outcome.viewer ? 'quota' : 'keyless') : null,
+    });
     if (outcome.cors) Object.assign(headers, CORS_HEADERS);
     if (outcome.body !== null) headers['Content-Type'] = 'application/json; charset=utf-8';
     return { status: outcome.status, headers, body: request.method === 'HEAD' ? null : outcome.body };
