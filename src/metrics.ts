@@ -54,16 +54,34 @@ export class ServiceMetrics {
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.requests = new Counter({ name: 'http_requests_total', help: 'Requests answered on the public port', labelNames: ['route', 'method', 'status'], registers });
+    this.requests = new Counter({
+      name: 'http_requests_total',
+      help: 'Requests answered on the public port',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+    });
     this.cacheHits = new Counter({
       name: 'audrates_response_cache_hits_total',
       help: 'Requests answered from the one-second shared response cache',
       labelNames: ['route'],
       registers,
     });
-    this.quotaRefusals = new Counter({ name: 'audrates_quota_refusals_total', help: 'Keyed requests refused (429) because the monthly quota is used up', registers });
-    this.keylessRefusals = new Counter({ name: 'audrates_keyless_limit_refusals_total', help: 'Keyless /convert requests refused (429) by the hourly limit', registers });
-    this.webhookAttempts = new Counter({ name: 'audrates_webhook_attempts_total', help: 'Webhook delivery attempts by outcome', labelNames: ['outcome'], registers });
+    this.quotaRefusals = new Counter({
+      name: 'audrates_quota_refusals_total',
+      help: 'Keyed requests refused (429) because the monthly quota is used up',
+      registers,
+    });
+    this.keylessRefusals = new Counter({
+      name: 'audrates_keyless_limit_refusals_total',
+      help: 'Keyless /convert requests refused (429) by the hourly limit',
+      registers,
+    });
+    this.webhookAttempts = new Counter({
+      name: 'audrates_webhook_attempts_total',
+      help: 'Webhook delivery attempts by outcome',
+      labelNames: ['outcome'],
+      registers,
+    });
     this.webhookDuration = new Histogram({
       name: 'audrates_webhook_attempt_duration_seconds',
       help: 'Time from connecting to the receiver to its answer (or the failure), by outcome',
@@ -114,7 +132,7 @@ export class ServiceMetrics {
     const registers = [this.registry];
     new Gauge({
       name: 'audrates_newest_rate_day_age_seconds',
-      help: "Seconds since the 16:00 Sydney publication slot of the newest stored rate day (absent with no rates)",
+      help: 'Seconds since the 16:00 Sydney publication slot of the newest stored rate day (absent with no rates)',
       registers,
       async collect() {
         const newest = await findNewestDate(db);

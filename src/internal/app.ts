@@ -4,13 +4,11 @@
 // sign-in form, which hold no data, load without it.
 import { Response, createServerAdapter } from '@whatwg-node/server';
 import type { GraphQLSchema } from 'graphql';
-import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
-import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
-import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { createGraphQLError, createYoga, type Plugin } from 'graphql-yoga';
 import { decodeUtf8, NOT_UTF8 } from '../domain/text.js';
 import { createContext, type Services } from '../schema/context.js';
 import { graphiqlPage, GRAPHIQL_CSP, SIGN_IN_PATH, signInPage } from './graphiql.js';
+import { operationLimitPlugins } from './limits.js';
 import { OperatorAuth } from './operator-auth.js';
 
 export const INTERNAL_GRAPHQL_PATH = '/graphql';
@@ -34,18 +32,6 @@ const strictUtf8Bodies: Plugin = {
   },
 };
 
-/**
- * What one operation may ask for, checked before it runs. The deepest operation the schema's own
- * tooling needs is 6 levels; introspection is measured separately by the plugins (GraphiQL's is deep).
- */
-export const OPERATION_LIMITS = { depth: 10, cost: 5_000, aliases: 15 };
-
-const guards: Plugin[] = [
-  maxDepthPlugin({ n: OPERATION_LIMITS.depth, exposeLimits: true }),
-  costLimitPlugin({ maxCost: OPERATION_LIMITS.cost, exposeLimits: true }),
-  maxAliasesPlugin({ n: OPERATION_LIMITS.aliases, exposeLimits: true }),
-];
-
 export function createInternalApp(options: { schema: GraphQLSchema; services: Services; operatorToken: string }) {
   const yoga = createYoga({
     schema: options.schema,
@@ -53,7 +39,7 @@ export function createInternalApp(options: { schema: GraphQLSchema; services: Se
     landingPage: false,
     graphiql: false, // served above, from the package rather than a CDN
     logging: false,
-    plugins: [strictUtf8Bodies, ...guards],
+    plugins: [strictUtf8Bodies, ...operationLimitPlugins],
     context: () => createContext(options.services, { operator: true }),
   });
   const auth = new OperatorAuth(options.operatorToken);
@@ -79,7 +65,9 @@ export function createInternalApp(options: { schema: GraphQLSchema; services: Se
     if (!auth.allows(request)) {
       return new Response(
         JSON.stringify({
-          errors: [{ message: `Operator token required: send it as a bearer token, or sign in at ${SIGN_IN_PATH} on this port`, extensions: { code: 'unauthorized' } }],
+          errors: [
+            { message: `Operator token required: send it as a bearer token, or sign in at ${SIGN_IN_PATH} on this port`, extensions: { code: 'unauthorized' } },
+          ],
         }),
         { status: 401, headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer' } },
       );

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withStatementTimeout } from '../../src/db/statement-timeout.js';
 import { QueryTimeoutError } from '../../src/errors.js';
-import { OPERATION_LIMITS } from '../../src/internal/app.js';
+import { OPERATION_LIMITS } from '../../src/internal/limits.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
