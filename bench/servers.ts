@@ -1,11 +1,13 @@
-// Everything the load generator aims at: the real service (buildApp(...).rest on node:http) over a
+// Everything the load generator aims at: the real service (buildApp(...).rest on the service's own
+// listener, src/http/server.ts) over a
 // fresh, seeded database, and the bare baseline server with a body the size of /latest's.
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { pino } from 'pino';
 import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
+import { listenerLimitsOf } from '../src/http/limits.js';
+import { createListener, listen } from '../src/http/server.js';
 import { JSON_CONTENT_TYPE, createBareServer } from './bare.js';
 import { FIRST_DATE, LAST_DATE, NOW } from './fixtures.js';
 import { seed } from './seed.js';
@@ -29,16 +31,6 @@ export interface ServersInfo {
 export interface RunningServers {
   info: ServersInfo;
   close(): Promise<void>;
-}
-
-function listen(server: Server): Promise<string> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      resolve(`http://127.0.0.1:${port}`);
-    });
-  });
 }
 
 function close(server: Server): Promise<void> {
@@ -71,10 +63,10 @@ export async function startServers(): Promise<RunningServers> {
     if (latest.headers.get('content-type') !== JSON_CONTENT_TYPE) throw new Error(`/latest has content type ${latest.headers.get('content-type')}`);
     const latestBytes = Buffer.byteLength(latestBody);
 
-    const service = createServer(app.rest.node);
+    const service = createListener(app.rest.node, { limits: listenerLimitsOf(config), logger: app.logger });
     const bare = createBareServer(latestBytes);
     servers.push(service, bare);
-    const [serviceUrl, bareUrl] = await Promise.all([listen(service), listen(bare)]);
+    const [serviceUrl, bareUrl] = await Promise.all([listen(service, 0, '127.0.0.1'), listen(bare, 0, '127.0.0.1')]);
     return {
       info: { serviceUrl, bareUrl, storage: storage.label, key: seeded.key, days: seeded.days, firstDate: FIRST_DATE, lastDate: LAST_DATE, latestBytes, pid: process.pid },
       close: closeAll,

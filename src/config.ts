@@ -17,6 +17,12 @@ const schema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must be a postgres:// or postgresql:// URL')
     .optional(),
+  /**
+   * Bounds on every Postgres call, so a stalled server answers 503 within about 2 s instead of
+   * hanging requests: getting a connection, and one statement.
+   */
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   DOCUMENTATION_URL: z.url().default('https://aud-rates.invalid/docs'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** proxies whose X-Forwarded-For and X-Forwarded-Proto are believed: addresses or CIDR ranges */

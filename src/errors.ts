@@ -38,6 +38,13 @@ export class MethodNotAllowedError extends DomainError {
 export class ServiceUnavailableError extends DomainError {
   readonly code = 'service_unavailable';
 }
+/** The database did not answer within its bounds (stopped, frozen, unreachable): a 503, never a hang. */
+export class StoreUnavailableError extends ServiceUnavailableError {
+  constructor(message: string, options: { cause: unknown }) {
+    super(message);
+    this.cause = options.cause;
+  }
+}
 /** An operator action that conflicts with stored state (an e-mail already registered, …). */
 export class ConflictError extends DomainError {
   readonly code = 'conflict';

@@ -6,9 +6,10 @@ import { ConfigError, parseConfig } from './config.js';
 import { startChangeFeed } from './db/change-feed.js';
 import { openDatabase, targetFromConfig } from './db/connect.js';
 import { openLeaderLock } from './db/leader-lock.js';
-import { listenerLimitsOf } from './http/limits.js';
-import { createListener, listen } from './http/server.js';
 import { migrateToLatest } from './db/migrate.js';
+import { listenerLimitsOf } from './http/limits.js';
+import { refusingInvalidTargets } from './http/request-target.js';
+import { createListener, listen } from './http/server.js';
 import { ServiceMetrics } from './metrics.js';
 import { RBA_LEADER_LOCK, startRbaScheduler } from './jobs/rba-scheduler.js';
 import { findRunningService, keepDataDirPrivate, loadOperatorToken, removeServiceFile, writeServiceFile } from './service-file.js';
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
     ...listenerOptions,
     ...(config.TLS_CERT_FILE ? { tls: { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE!) } } : {}),
   });
-  const internalServer = createListener((req, res) => void app.internal(req, res), listenerOptions);
+  const internalServer = createListener(refusingInvalidTargets((req, res) => void app.internal(req, res)), listenerOptions);
   const publicUrl = await listen(publicServer, config.PORT, config.HOST);
   const internalUrl = await listen(internalServer, config.INTERNAL_PORT, config.INTERNAL_HOST);
   writeServiceFile(config.DATA_DIR, { pid: process.pid, publicUrl, internalUrl: `${internalUrl}/graphql` });

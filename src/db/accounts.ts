@@ -23,7 +23,15 @@ export async function updateAccount(
 ): Promise<Account | null> {
   const row = await db
     .updateTable('accounts')
-    .set(changes)
+    .set((eb) => ({
+      ...changes,
+      // D35: leaving Free for a paid plan starts that plan's first monthly period at 0; between
+      // paid plans the period's count carries over, and Free's own count is never touched here.
+      ...(changes.plan !== undefined &&
+        changes.plan !== 'free' && {
+          quota_used: eb.case().when('plan', '=', 'free').then(0).else(eb.ref('quota_used')).end(),
+        }),
+    }))
     .where('email', '=', email.toLowerCase())
     .returningAll()
     .executeTakeFirst();

@@ -2,9 +2,10 @@
 // server when a URL is given. Both return the same types for the same columns.
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
+import { Kysely, PostgresDialect, type LogEvent, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
+import { StoreUnavailableError } from '../errors.js';
 import { narrowToOwner } from '../private-files.js';
 import type { PoolUse } from '../metrics.js';
 import type { Database } from './database.js';
@@ -17,9 +18,17 @@ const INT8_OID = 20;
 const keepText = (value: string) => value;
 const toNumber = (value: string) => Number(value);
 
+/** How long a Postgres call may take before it fails, so a stalled server cannot hang a request. */
+export interface StoreTimeouts {
+  /** getting a connection from the pool, a new connection's start-up included */
+  connectMs: number;
+  /** one statement: the server cancels it (statement_timeout) and the client stops waiting (query_timeout) */
+  statementMs: number;
+}
+
 export type DatabaseTarget =
   | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob }
-  | { kind: 'postgres'; url: string; maxConnections?: number };
+  | { kind: 'postgres'; url: string; maxConnections?: number; timeouts?: StoreTimeouts };
 
 export interface OpenDatabase {
   db: Kysely<Database>;
@@ -39,6 +48,13 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
     const pool = new pg.Pool({
       connectionString: target.url,
       max: target.maxConnections ?? 10,
+      ...(target.timeouts && {
+        connectionTimeoutMillis: target.timeouts.connectMs,
+        statement_timeout: target.timeouts.statementMs,
+        // A frozen server never answers, so its own statement_timeout never fires: the client
+        // stops waiting too, a little later so that a statement the server did cancel says so.
+        query_timeout: target.timeouts.statementMs + CLIENT_GRACE_MS,
+      }),
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
           if (oid === DATE_OID) return keepText;
@@ -51,7 +67,7 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
     // unheard, it would end the process. The pool replaces it on the next query.
     pool.on('error', (error) => console.error(`postgres: idle connection lost: ${error.message}`));
     return {
-      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...log }),
+      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: reportingStalls(pool) }), ...log }),
       target,
       pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     };
@@ -65,8 +81,64 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
   return { db: new Kysely<Database>({ dialect: new PGliteDialect(pglite), ...log }), target, pool: null };
 }
 
-export function targetFromConfig(config: { DATABASE_URL?: string; DATA_DIR: string }): DatabaseTarget {
+export function targetFromConfig(config: {
+  DATABASE_URL?: string;
+  DATA_DIR: string;
+  DATABASE_CONNECT_TIMEOUT_MS: number;
+  DATABASE_STATEMENT_TIMEOUT_MS: number;
+}): DatabaseTarget {
   return config.DATABASE_URL
-    ? { kind: 'postgres', url: config.DATABASE_URL }
+    ? {
+        kind: 'postgres',
+        url: config.DATABASE_URL,
+        timeouts: { connectMs: config.DATABASE_CONNECT_TIMEOUT_MS, statementMs: config.DATABASE_STATEMENT_TIMEOUT_MS },
+      }
     : { kind: 'pglite', dataDir: `${config.DATA_DIR}/pgdata` };
+}
+
+const CLIENT_GRACE_MS = 100;
+
+// SQLSTATEs of a server that is going away or not there yet, or cancelled a statement on its
+// timeout: classes 08 (connection exception) and 57 (operator intervention).
+const UNAVAILABLE_SQLSTATE = /^(08|57)/;
+
+/** Errors that say the store did not answer (in time), rather than that a statement was wrong. */
+function isStall(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') return UNAVAILABLE_SQLSTATE.test(code) || code.startsWith('ECONN') || code === 'ETIMEDOUT' || code === 'EPIPE';
+  // pg and pg-pool give their own timeouts and lost connections no code
+  return /timeout|Connection terminated/i.test(error.message);
+}
+
+/**
+ * The pool as Kysely uses it, with two changes: a stalled or unreachable store is reported as
+ * StoreUnavailableError (a 503 on every endpoint), and a connection whose statement timed out is
+ * discarded rather than reused, since it stays busy with that statement until the server answers.
+ */
+function reportingStalls(pool: pg.Pool): PostgresPool {
+  const unavailable = (error: unknown) =>
+    isStall(error) ? new StoreUnavailableError('The data store did not answer in time; try again shortly', { cause: error }) : error;
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect().catch((error: unknown) => {
+        throw unavailable(error);
+      });
+      let stalled = false;
+      const query = async (sql: string, parameters: readonly unknown[]) => {
+        try {
+          return await client.query(sql, [...parameters]);
+        } catch (error) {
+          stalled ||= isStall(error);
+          throw unavailable(error);
+        }
+      };
+      return {
+        // Kysely calls the cursor form only when given a cursor class, which this dialect is not.
+        query: query as unknown as PostgresPoolClient['query'],
+        release: () => client.release(stalled),
+      };
+    },
+    end: () => pool.end(),
+  };
 }

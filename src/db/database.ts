@@ -58,6 +58,8 @@ export interface AccountsTable {
   /** first day of the period `quota_used` counts */
   quota_period: ColumnType<string, string | undefined, string>;
   quota_used: ColumnType<number, number | undefined, number>;
+  /** requests of Free's one-time allowance used so far (D16, D35); never reset */
+  free_used: ColumnType<number, number | undefined, number>;
 }
 
 export interface ApiKeysTable {

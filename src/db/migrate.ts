@@ -4,6 +4,7 @@ import type { Database } from './database.js';
 import * as m0001 from './migrations/0001_rates_and_keys.js';
 import * as m0002 from './migrations/0002_quota_and_usage.js';
 import * as m0003 from './migrations/0003_webhooks.js';
+import * as m0004 from './migrations/0004_free_allowance.js';
 import * as m0005 from './migrations/0005_history_imports.js';
 
 // Listed explicitly rather than read from disk, so they run the same under tsx, a bundle or tests.
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   '0001_rates_and_keys': m0001,
   '0002_quota_and_usage': m0002,
   '0003_webhooks': m0003,
+  '0004_free_allowance': m0004,
   '0005_history_imports': m0005,
 };
 

@@ -1,62 +1,58 @@
-// The monthly quota counter on the account row (D17). One statement grants up to `wanted` units
+// The quota counters on the account row (D16, D17, D35). One statement grants up to `wanted` units
 // atomically, so the count is exact however many requests and processes race for the last units.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './database.js';
 
-/** Units of a period's count leased to one process: counts start+1 … start+granted are its own. */
-export interface Lease {
+/** The count a request of an account draws on. */
+export type QuotaCount =
+  /** a paid plan's monthly count, for the period starting on this 'YYYY-MM-DD' */
+  | { period: string }
+  /** Free's one-time allowance (D16, D35) */
+  | { period: null };
+
+/** Units granted to `wanted` waiting requests: counts start+1 … start+granted are theirs. */
+export interface Grant {
   start: number;
   granted: number;
-  /** the period the units were counted in: the one asked for, or a later one already stored */
-  period: string;
 }
-
-// Leases are a 32nd of what is left, at most 256 units: large while the quota is far from its
-// end, one unit at a time over its last 32, so no unit sits unused in one process while another
-// process's requests are refused.
-const LEASE_SHARE = 32;
-const MAX_LEASE = 256;
 
 /**
- * Leases at least `wanted` units (fewer when fewer are left) from the account's count for
- * `period`, in one statement, so the count is exact however many requests and processes race.
+ * Grants up to `wanted` units (fewer when fewer are left) of the account's count, in one
+ * statement, so the count is exact however many requests and processes race. With a `deadline`,
+ * a statement the database reaches only after it (its client gave up and answered 503 meanwhile)
+ * grants nothing and returns null: a unit is counted only for a request still waiting for it.
  */
-export async function leaseUnits(
+export async function grantUnits(
   db: Kysely<Database>,
   accountId: string,
-  period: string,
+  count: QuotaCount,
   limit: number,
   wanted: number,
-): Promise<Lease> {
+  deadline: Date | null,
+): Promise<Grant | null> {
   // FOR UPDATE makes a racing statement wait, then re-read the row it updated. The period only
-  // moves forward: a request stamped with an older period (a process whose clock lags, or Free's
-  // lifetime period after a downgrade) counts in the stored one, so no count is ever reset early.
-  const { rows } = await sql<{ start: number; granted: number; period: string }>`
+  // moves forward: a request stamped with an older period (a process whose clock lags) counts in
+  // the stored one, so no count is ever reset early.
+  const { rows } = await sql<{ start: number; granted: number }>`
     with current as (
       select id,
-        greatest(quota_period, ${period}::date) as period,
-        case when quota_period >= ${period}::date then quota_used else 0 end as used
+        case when ${count.period}::date is null then free_used
+             when quota_period >= ${count.period}::date then quota_used
+             else 0 end as used,
+        greatest(quota_period, ${count.period}::date) as period
       from accounts where id = ${accountId} for update
-    ), lease as (
-      select id, period, used,
-        least(greatest(${limit}::int - used, 0), greatest(${wanted}::int, least(${MAX_LEASE}::int, (${limit}::int - used) / ${LEASE_SHARE}::int))) as granted
-      from current
+    ), grant_ as (
+      select id, used, period, least(greatest(${limit}::int - used, 0), ${wanted}::int) as granted from current
     )
-    update accounts set quota_used = lease.used + lease.granted, quota_period = lease.period
-    from lease where accounts.id = lease.id
-    returning lease.used as start, lease.granted, lease.period::text as period`.execute(db);
+    update accounts set
+      free_used = case when ${count.period}::date is null then grant_.used + grant_.granted else free_used end,
+      quota_used = case when ${count.period}::date is null then quota_used else grant_.used + grant_.granted end,
+      quota_period = grant_.period
+    from grant_
+    where accounts.id = grant_.id and (${deadline}::timestamptz is null or clock_timestamp() < ${deadline}::timestamptz)
+    returning grant_.used as start, grant_.granted`.execute(db);
   const row = rows[0];
-  return row ? { start: Number(row.start), granted: Number(row.granted), period: row.period } : { start: limit, granted: 0, period };
-}
-
-/** Gives units leased but never handed out back to the period's count. */
-export async function returnUnits(db: Kysely<Database>, accountId: string, period: string, units: number): Promise<void> {
-  await db
-    .updateTable('accounts')
-    .set((eb) => ({ quota_used: sql`greatest(${eb.ref('quota_used')} - ${units}, 0)` }))
-    .where('id', '=', accountId)
-    .where('quota_period', '=', period)
-    .execute();
+  return row ? { start: Number(row.start), granted: Number(row.granted) } : null;
 }
 
 export interface WindowCount {

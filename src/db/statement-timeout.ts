@@ -7,6 +7,9 @@ import type { Database } from './database.js';
 
 const QUERY_CANCELED = '57014';
 
+/** The driver's SQLSTATE of a failed statement (the store's own wrapper keeps it as the cause). */
+const sqlState = (error: unknown) => (error instanceof Error && 'code' in error ? error.code : undefined);
+
 /**
  * Runs `work` in a transaction whose statements are each cancelled by the server after `ms`
  * (SET LOCAL ends with the transaction, so the pooled connection goes back unchanged).
@@ -18,7 +21,7 @@ export async function withStatementTimeout<T>(db: Kysely<Database>, ms: number, 
       return work(trx);
     });
   } catch (error) {
-    if (error instanceof Error && 'code' in error && error.code === QUERY_CANCELED) {
+    if (sqlState(error) === QUERY_CANCELED || (error instanceof Error && sqlState(error.cause) === QUERY_CANCELED)) {
       throw new QueryTimeoutError(`The query ran past its ${ms} ms limit and was cancelled; ask for a shorter range or a smaller page`);
     }
     throw error;

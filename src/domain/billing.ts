@@ -24,6 +24,3 @@ export function billingPeriod(billingDay: number, now: Date): BillingPeriod {
   const resetsAt = billingDate(year, month + 1, billingDay);
   return { start: start.toISOString().slice(0, 10), resetsAt };
 }
-
-/** The one period of a plan that never resets (Free's one-time allowance, D16). */
-export const LIFETIME_PERIOD = '1970-01-01';

@@ -1,8 +1,10 @@
 // Requests refused before the REST app sees them (the parser's errors, a target that is no path):
 // still SPEC 7's envelope with an X-Request-Id, and the connection closed after the answer, since
 // what follows on it cannot be trusted to start a new request.
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { DomainError } from '../errors.js';
 import { errorEnvelope } from '../rest/error-status.js';
+import { requestIdFrom } from './request-id.js';
 
 export interface Refusal {
   status: number;
@@ -25,8 +27,10 @@ export function refusal(code: string, info: string, requestId: string): Refusal 
   };
 }
 
-/** Through the response object, when Node parsed the request. */
-export function writeRefusal(res: ServerResponse, { status, headers, body }: Refusal): void {
+/** A request Node parsed but the service refuses before routing it, echoing a safe X-Request-Id (D21). */
+export function refuseRequest(req: IncomingMessage, res: ServerResponse, error: DomainError): void {
+  const clientId = req.headers['x-request-id'];
+  const { status, headers, body } = refusal(error.code, error.message, requestIdFrom(typeof clientId === 'string' ? clientId : null));
   res.writeHead(status, headers);
   res.end(body);
 }

@@ -1,7 +1,7 @@
 // Every listener of the service (the public port over HTTP or HTTPS, the internal port) is made
 // here, with the same time limits and the same answer to what Node's HTTP parser refuses, so the
 // tests and the benchmark run the listener the service runs.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -21,9 +21,7 @@ export interface ListenerOptions {
   tls?: { cert: Buffer; key: Buffer };
 }
 
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
-
-export function createListener(handler: Handler, { limits, logger, tls }: ListenerOptions): Server {
+export function createListener(handler: RequestListener, { limits, logger, tls }: ListenerOptions): Server {
   const settings = {
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
@@ -67,7 +65,7 @@ const answered = new WeakSet<Duplex>();
  * rest of what the client sends is read and dropped for a moment first: closing with unread bytes
  * would reset the connection and could destroy the answer before the client reads it.
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, limits: ListenerLimits, logger: Logger): void {
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, limits: ListenerLimits, logger: Logger): void {
   if (answered.has(socket)) return; // the parser refuses every later chunk too
   answered.add(socket);
   // Node's in-flight response on this socket, if any (it keeps it there, undocumented).
@@ -93,7 +91,11 @@ export function listen(server: Server, port: number, host: string): Promise<stri
   const scheme = server instanceof HttpsServer ? 'https' : 'http';
   return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'EADDRINUSE' ? new ConfigError(`${host}:${port} is already in use: stop what listens there or set another port (PORT, INTERNAL_PORT)`) : error),
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new ConfigError(`${host}:${port} is already in use: stop what listens there or set another port (PORT, INTERNAL_PORT)`)
+          : error,
+      ),
     );
     server.listen(port, host, () => {
       const { address, port: bound } = server.address() as AddressInfo;

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Response, createServerAdapter } from '@whatwg-node/server';
 import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
-import { BadRequestError, DomainError, HttpsRequiredError, MethodNotAllowedError, NotFoundError, RateLimitExceededError } from '../errors.js';
+import { DomainError, HttpsRequiredError, MethodNotAllowedError, NotFoundError, RateLimitExceededError } from '../errors.js';
 import { createContext, type Services, type Viewer } from '../schema/context.js';
 import type { KeyAuthenticator } from './auth.js';
 import { missingAccountKey, missingKey } from './auth.js';
@@ -16,9 +16,8 @@ import type { RequestLimits } from './limits.js';
 import type { UsageRecorder } from './usage.js';
 import type { AnsweredRequest } from '../metrics.js';
 import { errorEnvelope } from './error-status.js';
-import { refusal, writeRefusal } from '../http/refusal.js';
 import { requestIdFrom } from '../http/request-id.js';
-import { requestUrl } from '../http/request-target.js';
+import { acceptedUrl } from '../http/request-target.js';
 import { stringify } from './json.js';
 import { ResponseCache, type CachedAnswer } from './response-cache.js';
 import { createRouter } from './router.js';
@@ -272,14 +271,8 @@ export function createRestApp(options: RestAppOptions) {
       const value = req.headers[name];
       return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
     };
-    let url: URL;
-    try {
-      url = requestUrl(req);
-    } catch (error) {
-      if (!(error instanceof BadRequestError)) throw error;
-      writeRefusal(res, refusal(error.code, error.message, requestIdFrom(header('x-request-id'))));
-      return;
-    }
+    const url = acceptedUrl(req, res);
+    if (!url) return;
     const body = (limit: number) => readLimited(req, limit);
     serve({ method: req.method ?? 'GET', url, header, body, socket: req.socket }).then(
       ({ status, headers, body }) => {

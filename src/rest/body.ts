@@ -10,10 +10,16 @@ export const MAX_BODY_BYTES = 16 * 1024;
 export async function readLimited(chunks: AsyncIterable<Uint8Array>, limit: number): Promise<string> {
   const parts: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of chunks) {
-    size += chunk.byteLength;
-    if (size > limit) throw new BadRequestError(`The request body is too large: at most ${limit} bytes`);
-    parts.push(chunk);
+  try {
+    for await (const chunk of chunks) {
+      size += chunk.byteLength;
+      if (size > limit) throw new BadRequestError(`The request body is too large: at most ${limit} bytes`);
+      parts.push(chunk);
+    }
+  } catch (error) {
+    // The client closed the connection, or the listener cut it off, before the whole body came.
+    if ((error as NodeJS.ErrnoException).code === 'ECONNRESET') throw new BadRequestError('The request body ended before it was complete');
+    throw error;
   }
   const text = decodeUtf8(Buffer.concat(parts));
   if (text === null) throw new BadRequestError(`The request body ${NOT_UTF8}`);

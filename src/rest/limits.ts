@@ -4,15 +4,15 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { Viewer } from '../schema/context.js';
 import { FreeConvertLimit } from './free-convert-limit.js';
-import { MonthlyQuota } from './monthly-quota.js';
+import { MonthlyQuota, type MonthlyQuotaOptions } from './monthly-quota.js';
 import type { Route } from './routes.js';
 
 export class RequestLimits {
   readonly monthly: MonthlyQuota;
   private readonly freeConvert: FreeConvertLimit;
 
-  constructor(db: Kysely<Database>, clock: () => Date, onError: (error: unknown) => void) {
-    this.monthly = new MonthlyQuota(db, clock, onError);
+  constructor(db: Kysely<Database>, clock: () => Date, quota: MonthlyQuotaOptions) {
+    this.monthly = new MonthlyQuota(db, clock, quota);
     this.freeConvert = new FreeConvertLimit(db, clock);
   }
 

@@ -1,53 +1,49 @@
-// The monthly quota of keyed requests (D16, D17). The count lives on the account row; a process
-// takes units from it in leases and hands them to its requests from memory. Leases are large
-// while much of the quota is left and shrink to one unit near its end, so the database is asked
-// rarely under load yet the last units go to exactly as many requests as there are units, across
-// every process. Requests that arrive while a lease is being taken wait and share it. Unused
-// units go back to the row when a lease sits idle, when keys or plans change, and at shutdown.
+// The monthly quota of keyed requests (D16, D17, D35). The counts live on the account row, and
+// nothing is taken from them ahead of use: a unit is granted to a request that is ready to be
+// answered, so a process that dies or loses its store holds no units that could be lost. To keep
+// the database out of most requests' way, the requests of one account that arrive while a grant
+// is in flight wait for the next statement and share it: that statement asks for exactly as many
+// units as requests are waiting and hands them out in order, so a burst of 50 costs one statement
+// and near the end of the quota the same statement simply grants fewer units than asked.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import { leaseUnits, returnUnits } from '../db/quota.js';
-import { LIFETIME_PERIOD, billingPeriod, type BillingPeriod } from '../domain/billing.js';
+import { grantUnits, type QuotaCount } from '../db/quota.js';
+import { billingPeriod, type BillingPeriod } from '../domain/billing.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
-import { RateLimitExceededError } from '../errors.js';
+import { RateLimitExceededError, ServiceUnavailableError } from '../errors.js';
 import type { Viewer } from '../schema/context.js';
-
-const IDLE_RETURN_MS = 1_000;
 
 interface Waiter {
   resolve(countAfter: number | null): void;
   reject(error: unknown): void;
 }
 
-/** One account's units for one period in this process. */
-interface Lease {
+/** The requests of one account waiting for units of one count, and whether a grant is in flight. */
+interface Queue {
   accountId: string;
-  /** the period this process's requests fall in */
-  period: string;
-  /** the period the leased units were counted in (later than `period` on a lagging clock) */
-  countedIn: string;
+  count: QuotaCount;
   limit: number;
-  /** the period's count once the next unit is handed out, less one */
-  handedOut: number;
-  /** the period's count the lease reaches: units handedOut+1 … end are this process's to give */
-  end: number;
   waiters: Waiter[];
-  taking: boolean;
-  lastUsed: number;
+  granting: boolean;
+}
+
+export interface MonthlyQuotaOptions {
+  /**
+   * How long after it is sent a grant may still take effect; later, the database grants nothing.
+   * Shorter than the store's client-side timeout, so a statement the database reaches after the
+   * request was answered 503 never counts. null where the store cannot stall (PGlite, in-process).
+   */
+  grantDeadlineMs: number | null;
 }
 
 export class MonthlyQuota {
-  private readonly leases = new Map<string, Lease>();
-  private readonly timer: NodeJS.Timeout;
+  private readonly queues = new Map<string, Queue>();
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: () => Date,
-    private readonly onError: (error: unknown) => void,
-  ) {
-    this.timer = setInterval(() => void this.returnIdle(Date.now() - IDLE_RETURN_MS), IDLE_RETURN_MS);
-    this.timer.unref();
-  }
+    private readonly options: MonthlyQuotaOptions,
+  ) {}
 
   /** One unit for this request, or a 429 `rate_limit_exceeded`; returns the quota headers. */
   async take(viewer: Viewer): Promise<Record<string, string>> {
@@ -58,7 +54,7 @@ export class MonthlyQuota {
     const headers: Record<string, string> = { 'X-RateLimit-Limit-Monthly': String(limit) };
     if (period) headers['X-RateLimit-Reset'] = period.resetsAtText;
 
-    const count = await this.unit(viewer.accountId, period?.start ?? LIFETIME_PERIOD, limit);
+    const count = await this.unit(viewer.accountId, { period: period?.start ?? null }, limit);
     if (count === null) {
       headers['X-RateLimit-Remaining-Monthly'] = '0';
       if (period) headers['Retry-After'] = String(Math.max(1, Math.ceil((period.resetsAt.getTime() - now.getTime()) / 1000)));
@@ -86,73 +82,49 @@ export class MonthlyQuota {
     return period;
   }
 
-  /** The period's count with this request's unit, or null when none is left. */
-  private unit(accountId: string, period: string, limit: number): Promise<number | null> {
-    let lease = this.leases.get(accountId);
-    if (lease && (lease.period !== period || lease.limit !== limit)) {
-      // A new period or plan: what is left of the old lease goes back before a new one is taken.
-      this.leases.delete(accountId);
-      void this.giveBack(lease);
-      lease = undefined;
+  /** The count with this request's unit, or null when none is left. */
+  private unit(accountId: string, count: QuotaCount, limit: number): Promise<number | null> {
+    // A new period or plan gets a queue of its own: one statement asks for one count and limit.
+    const key = `${accountId} ${count.period ?? 'free'} ${limit}`;
+    let queue = this.queues.get(key);
+    if (!queue) {
+      queue = { accountId, count, limit, waiters: [], granting: false };
+      this.queues.set(key, queue);
     }
-    if (!lease) {
-      lease = { accountId, period, countedIn: period, limit, handedOut: 0, end: 0, waiters: [], taking: false, lastUsed: Date.now() };
-      this.leases.set(accountId, lease);
+    const waiting = new Promise<number | null>((resolve, reject) => queue.waiters.push({ resolve, reject }));
+    if (!queue.granting) {
+      queue.granting = true;
+      // The statement goes out once the requests read in this turn of the event loop have joined
+      // the queue. PGlite runs a statement to its end before the next request is read, so without
+      // this turn every request would have a statement of its own.
+      setImmediate(() => void this.grant(key, queue));
     }
-    lease.lastUsed = Date.now();
-    if (lease.handedOut < lease.end && lease.waiters.length === 0) return Promise.resolve(++lease.handedOut);
-    const waiting = new Promise<number | null>((resolve, reject) => lease.waiters.push({ resolve, reject }));
-    if (!lease.taking) void this.takeLease(lease);
     return waiting;
   }
 
-  private async takeLease(lease: Lease): Promise<void> {
-    lease.taking = true;
+  private async grant(key: string, queue: Queue): Promise<void> {
+    let batch: Waiter[] = [];
     try {
-      for (this.serve(lease); lease.waiters.length > 0; this.serve(lease)) {
-        // Every unit held is handed out by now: the new lease replaces an empty one.
-        const { start, granted, period } = await leaseUnits(this.db, lease.accountId, lease.period, lease.limit, lease.waiters.length);
-        if (granted === 0) {
-          for (const w of lease.waiters.splice(0)) w.resolve(null);
-          break;
-        }
-        lease.countedIn = period;
-        lease.handedOut = start;
-        lease.end = start + granted;
+      while (queue.waiters.length > 0) {
+        batch = queue.waiters.splice(0);
+        const wanted = batch.length;
+        // The deadline counts from when the statement goes out on its connection, as the client's
+        // own timeout does: time spent waiting for a connection has a bound of its own.
+        const grant = await this.db.connection().execute((connection) => {
+          const { grantDeadlineMs } = this.options;
+          const deadline = grantDeadlineMs === null ? null : new Date(Date.now() + grantDeadlineMs);
+          return grantUnits(connection, queue.accountId, queue.count, queue.limit, wanted, deadline);
+        });
+        if (!grant) throw new ServiceUnavailableError('The data store answered too late to count this request; try again shortly');
+        batch.forEach((waiter, i) => waiter.resolve(i < grant.granted ? grant.start + i + 1 : null));
+        batch = [];
       }
     } catch (error) {
-      for (const w of lease.waiters.splice(0)) w.reject(error);
+      // Whoever waits behind a failed grant fails with it rather than wait out another bound.
+      for (const waiter of [...batch, ...queue.waiters.splice(0)]) waiter.reject(error);
     } finally {
-      lease.taking = false;
+      queue.granting = false;
+      this.queues.delete(key);
     }
-  }
-
-  private serve(lease: Lease): void {
-    while (lease.waiters.length > 0 && lease.handedOut < lease.end) lease.waiters.shift()!.resolve(++lease.handedOut);
-  }
-
-  private async giveBack(lease: Lease): Promise<void> {
-    const unused = lease.end - lease.handedOut;
-    lease.end = lease.handedOut;
-    if (unused > 0) await returnUnits(this.db, lease.accountId, lease.countedIn, unused).catch(this.onError);
-  }
-
-  private async returnIdle(before: number): Promise<void> {
-    for (const [accountId, lease] of this.leases) {
-      if (lease.lastUsed < before && !lease.taking && lease.waiters.length === 0) {
-        this.leases.delete(accountId);
-        await this.giveBack(lease);
-      }
-    }
-  }
-
-  /** Returns every unused unit to the database (keys or plans changed, or shutting down). */
-  async returnAll(): Promise<void> {
-    await this.returnIdle(Infinity);
-  }
-
-  async close(): Promise<void> {
-    clearInterval(this.timer);
-    await this.returnAll();
   }
 }

@@ -2,7 +2,7 @@
 // real service as a child process (a crash shows as its exit), over raw sockets. The service runs
 // with short time limits (set through its configuration) so that the slow-client cases take well
 // under a second.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { accountWithKeyVia, importFixtureVia, serviceOnOwnStore } from '../support/cli.js';
 import { exchange, expectEnvelope, parseResponses } from '../support/raw-http.js';
 
@@ -16,12 +16,6 @@ beforeAll(async () => {
   internalPort = Number(new URL(service.internalUrl).port);
   await importFixtureVia(service, 'f11.1-data.csv');
   ({ key } = await accountWithKeyVia(service, 'refusals@example.test', 'professional'));
-});
-
-// After each case: the process is still there and answering.
-afterAll(async () => {
-  expect(service.child.exitCode, service.output()).toBeNull();
-  expect((await service.get('/status')).status).toBe(200);
 });
 
 async function only(port: number, request: string, method = 'GET') {
@@ -74,6 +68,19 @@ describe('request targets that stopped the process', () => {
     const { response } = await only(publicPort, 'GET /status HTTP/1.1\r\nX-Request-Id: probe-1\r\n\r\n');
     expectEnvelope(response, 400, 'bad_request');
     expect(response.headers['x-request-id']).toBe('probe-1');
+  });
+});
+
+describe('Host headers', () => {
+  it('a Host that is no host is 400 bad_request on the public listener', async () => {
+    const { response } = await only(publicPort, 'GET /status HTTP/1.1\r\nHost: [\r\n\r\n');
+    expectEnvelope(response, 400, 'bad_request');
+  });
+
+  it('and on the internal one, whose adapter answered it with a 500 and a stack trace', async () => {
+    const { response } = await only(internalPort, `GET /graphql HTTP/1.1\r\nHost: [\r\nAuthorization: Bearer ${service.operatorToken}\r\n\r\n`);
+    expectEnvelope(response, 400, 'bad_request');
+    await alive();
   });
 });
 
@@ -146,6 +153,8 @@ describe('time limits', () => {
     expect(answer.ms).toBeGreaterThanOrEqual(700);
     expect(answer.ms).toBeLessThan(3_000);
     await alive();
+    // A client that gave up is no fault of the service's.
+    expect(service.output()).not.toMatch(/"level":50/);
   });
 
   it('an idle kept-alive connection is closed after the keep-alive limit', async () => {
@@ -182,3 +191,5 @@ describe('the internal listener', () => {
     await alive();
   });
 });
+
+it('after all of the above, the process is still there and answering', alive);

@@ -1,9 +1,10 @@
-// D17, SPEC 8 rule 1: the quota belongs to the account. All its keys share one count, and a plan
-// change (operator `setAccountPlan`) applies the new limit at once and keeps the period's count.
+// D17, D35, SPEC 8 rule 1: the quota belongs to the account. All its keys share one count, and a
+// plan change (operator `setAccountPlan`) applies the new limit at once: between paid plans the
+// period's count carries over; Free's one-time allowance has a count of its own.
 import { describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
-import { BILLING_DAY, NOW, PERIOD, RESET, account, anotherKey, appForFile, expectMonthly, remainingAfterOne, setPlan, stored } from './support.js';
+import { BILLING_DAY, NOW, PERIOD, RESET, account, anotherKey, appForFile, expectMonthly, remainingAfterOne, setPlan, stored, storedCounts } from './support.js';
 
 const t = appForFile({ now: NOW }, syntheticTable('2026-05-04', '2026-05-11'));
 
@@ -64,22 +65,49 @@ describe('a plan change', () => {
     expect(await remainingAfterOne(t, key)).toBe(500_000 - 60_001);
   });
 
-  it('to Free keeps the count too: 1,000 used this period is over Free\'s 300 (D17 "keeps the period\'s count")', async () => {
-    const { email, key } = await account(t, 'professional', { billingDay: BILLING_DAY, used: 1_000, period: PERIOD });
-    await setPlan(t, email, 'free');
-    const res = await t.json('/latest', { key });
-    expectError(res, 429, 'rate_limit_exceeded');
-    expectMonthly(res.headers, 300, 0, null);
-  });
+});
 
-  it('a round trip through Free does not give a fresh monthly quota', async () => {
-    const { email, key } = await account(t, 'professional', { billingDay: BILLING_DAY, used: 1_000, period: PERIOD });
-    await setPlan(t, email, 'free');
-    await t.request('/latest', { key });
-    await setPlan(t, email, 'professional');
+// D35: Free's allowance is a count of its own, apart from the paid plans' monthly count.
+describe('a plan change to or from Free', () => {
+  it('Free → paid starts the paid plan\'s first period at 0, and Free\'s count stays as it stood', async () => {
+    const { email, key } = await account(t, 'free', { billingDay: BILLING_DAY, used: 250 });
+    expectMonthly((await t.request('/latest', { key })).headers, 300, 49, null);
+    await setPlan(t, email, 'starter');
     const res = await t.request('/latest', { key });
     expect(res.status).toBe(200);
-    // 1,000 before, at most one more while on Free, and this one
-    expect(Number(res.headers.get('x-ratelimit-remaining-monthly'))).toBeLessThanOrEqual(50_000 - 1_001);
+    expectMonthly(res.headers, 5_000, 4_999, RESET);
+    expect(await storedCounts(t, email)).toMatchObject({ freeUsed: 251, monthlyUsed: 1, period: PERIOD });
+  });
+
+  it('Free → paid starts at 0 even after a paid month\'s count was carried to Free and back', async () => {
+    const { email, key } = await account(t, 'professional', { billingDay: BILLING_DAY, used: 1_000, period: PERIOD });
+    await setPlan(t, email, 'free');
+    expect((await t.request('/latest', { key })).status).toBe(200);
+    await setPlan(t, email, 'professional');
+    expectMonthly((await t.request('/latest', { key })).headers, 50_000, 49_999, RESET);
+    expect(await storedCounts(t, email)).toMatchObject({ freeUsed: 1, monthlyUsed: 1 });
+  });
+
+  it('paid → Free continues Free\'s own lifetime count; the paid count is left as it was', async () => {
+    const { email, key } = await account(t, 'free', { billingDay: BILLING_DAY, used: 120 });
+    await setPlan(t, email, 'professional');
+    for (let i = 0; i < 5; i++) expect((await t.request('/latest', { key })).status).toBe(200);
+    await setPlan(t, email, 'free');
+    const res = await t.request('/latest', { key });
+    expect(res.status).toBe(200);
+    expectMonthly(res.headers, 300, 300 - 121, null);
+    expect(await storedCounts(t, email)).toMatchObject({ plan: 'free', freeUsed: 121, monthlyUsed: 5, period: PERIOD });
+  });
+
+  it('paid → Free with the allowance used up is 429 at once, however little of the paid month was used', async () => {
+    const { email, key } = await account(t, 'free', { billingDay: BILLING_DAY, used: 300 });
+    expectError(await t.json('/latest', { key }), 429, 'rate_limit_exceeded', /one-time allowance of 300/);
+    await setPlan(t, email, 'business');
+    expect((await t.request('/latest', { key })).status).toBe(200);
+    await setPlan(t, email, 'free');
+    const res = await t.json('/latest', { key });
+    expectError(res, 429, 'rate_limit_exceeded', /one-time allowance of 300/);
+    expectMonthly(res.headers, 300, 0, null);
+    expect(await storedCounts(t, email)).toMatchObject({ freeUsed: 300, monthlyUsed: 1 });
   });
 });

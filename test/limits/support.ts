@@ -39,6 +39,7 @@ export const MONTHLY: Record<Plan, number> = {
 
 export interface QuotaState {
   billingDay?: number;
+  /** the count of the account's plan: Free's one-time allowance on Free, else the period's */
   used?: number;
   /** 'YYYY-MM-DD', the first day of the period `used` belongs to */
   period?: string;
@@ -56,27 +57,34 @@ export async function account(t: TestApp, plan: Plan, state: QuotaState = {}): P
 
 /** Writes billing day, count and period on the account row, and drops the key cache (which holds the billing day). */
 export async function setQuota(t: TestApp, email: string, state: QuotaState): Promise<void> {
-  const changes: { billing_day?: number; quota_used?: number; quota_period?: string } = {};
+  const { plan } = await t.db.selectFrom('accounts').select('plan').where('email', '=', email).executeTakeFirstOrThrow();
+  const changes: { billing_day?: number; quota_used?: number; free_used?: number; quota_period?: string } = {};
   if (state.billingDay !== undefined) changes.billing_day = state.billingDay;
-  if (state.used !== undefined) changes.quota_used = state.used;
+  if (state.used !== undefined) changes[plan === 'free' ? 'free_used' : 'quota_used'] = state.used;
   if (state.period !== undefined) changes.quota_period = state.period;
   if (Object.keys(changes).length === 0) return;
-  // Units this process has leased but not handed out go back first, and its next request leases anew.
-  await t.app.quota.returnAll();
   const result = await t.db.updateTable('accounts').set(changes).where('email', '=', email).executeTakeFirst();
   expect(Number(result.numUpdatedRows)).toBe(1);
   await t.app.services.changes.publish('keys_changed');
 }
 
-/** The account row's quota columns as stored, once this process has returned the units it leased but did not use. */
+/** The account row's quota columns as stored; `used` is the count of the account's plan (as in QuotaState). */
 export async function stored(t: TestApp, email: string): Promise<{ used: number; period: string; billingDay: number }> {
-  await t.app.quota.returnAll();
+  const row = await storedCounts(t, email);
+  return { used: row.plan === 'free' ? row.freeUsed : row.monthlyUsed, period: row.period, billingDay: row.billingDay };
+}
+
+/** Both counts on the account row: Free's one-time allowance and the paid period's (D35). */
+export async function storedCounts(
+  t: TestApp,
+  email: string,
+): Promise<{ plan: Plan; freeUsed: number; monthlyUsed: number; period: string; billingDay: number }> {
   const row = await t.db
     .selectFrom('accounts')
-    .select(['quota_used', sql<string>`quota_period::text`.as('period'), 'billing_day'])
+    .select(['plan', 'free_used', 'quota_used', sql<string>`quota_period::text`.as('period'), 'billing_day'])
     .where('email', '=', email)
     .executeTakeFirstOrThrow();
-  return { used: Number(row.quota_used), period: row.period, billingDay: Number(row.billing_day) };
+  return { plan: row.plan, freeUsed: Number(row.free_used), monthlyUsed: Number(row.quota_used), period: row.period, billingDay: Number(row.billing_day) };
 }
 
 /** A second key of the account (Professional and above keep both). */

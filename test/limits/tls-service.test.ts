@@ -5,9 +5,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCertificate, OPENSSL_AVAILABLE, type TestCertificate } from '../support/certificate.js';
 import { createCliStore, startService, type CliStore, type RunningService } from '../support/cli.js';
+import { exchange, expectEnvelope, parseResponses } from '../support/raw-http.js';
 import { get, portOf } from './net.js';
 
 // A service given only one of the two files must stop with exit code 2. Both are started at once,
@@ -56,8 +57,9 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the service serving TLS itself', () => {
     certificate?.cleanup();
   });
 
-  it('without WEBHOOK_ALLOW_PRIVATE_TARGETS, its log claims no private webhook targets (D34)', () => {
-    expect(service.output()).toContain('listening on');
+  it('without WEBHOOK_ALLOW_PRIVATE_TARGETS, its log claims no private webhook targets (D34)', async () => {
+    // service.json can be seen a moment before the line that follows it reaches the log.
+    await vi.waitFor(() => expect(service.output()).toContain('listening on'));
     expect(service.output()).not.toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS is on');
   });
 
@@ -77,6 +79,22 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the service serving TLS itself', () => {
 
   it('a client that does not trust the certificate is refused by TLS itself', async () => {
     await expect(get(`https://127.0.0.1:${portOf(service.publicUrl)}/symbols`)).rejects.toThrow(/self[- ]signed|certificate/i);
+  });
+
+  it("requests Node's parser refuses, and targets that are no path, are answered over TLS in the envelope", async () => {
+    const port = Number(portOf(service.publicUrl));
+    const cases: [string, number, string][] = [
+      ['POST /api/webhook-subscriptions HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', 400, 'bad_request'],
+      [`GET /${'a'.repeat(100_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431, 'headers_too_large'],
+      ['GET http://[/ HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'bad_request'],
+    ];
+    for (const [request, status, type] of cases) {
+      const answer = await exchange(port, request, { tls: { ca: certificate.cert } });
+      expectEnvelope(parseResponses(answer.received)[0], status, type);
+    }
+    const root = await exchange(port, 'GET // HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', { tls: { ca: certificate.cert } });
+    expect(parseResponses(root.received)[0]!.status).toBe(200);
+    expect(service.child.exitCode).toBeNull();
   });
 
   it('plain HTTP to the TLS port gets no HTTP answer', async () => {

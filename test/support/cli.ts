@@ -24,6 +24,8 @@ export const fixturePath = (name: string) => join(FIXTURE_DIR, name);
 /** Variables a child must not inherit from the test run: each child gets exactly the store's. */
 const CONFIG_VARIABLES = [
   'DATABASE_URL',
+  'DATABASE_CONNECT_TIMEOUT_MS',
+  'DATABASE_STATEMENT_TIMEOUT_MS',
   'DATA_DIR',
   'PORT',
   'HOST',

@@ -41,9 +41,7 @@ export function exchange(port: number, request: string | Buffer, options: Exchan
   const bytes = typeof request === 'string' ? Buffer.from(request, 'latin1') : request;
   const started = Date.now();
   return new Promise((resolve) => {
-    const socket: Socket = options.tls
-      ? connectTls({ port, host: '127.0.0.1', ca: options.tls.ca, servername: 'localhost' })
-      : connectTcp(port, '127.0.0.1');
+    const socket: Socket = options.tls ? connectTls({ port, host: '127.0.0.1', ca: options.tls.ca, servername: 'localhost' }) : connectTcp(port, '127.0.0.1');
     const chunks: Buffer[] = [];
     let error: string | undefined;
     let done = false;
@@ -88,18 +86,6 @@ const STATUS_LINE = /^HTTP\/1\.[01] (\d{3})(?: [^\r\n]*)?$/;
  * response cut short by a closed connection ends the list.
  */
 export function parseResponses(received: string, methods: readonly string[] = []): RawResponse[] {
-  return readResponses(received, methods).responses;
-}
-
-function completeResponses(received: string): number {
-  try {
-    return readResponses(received, []).responses.length;
-  } catch {
-    return 0;
-  }
-}
-
-function readResponses(received: string, methods: readonly string[]): { responses: RawResponse[] } {
   const responses: RawResponse[] = [];
   let at = 0;
   let answered = 0;
@@ -139,7 +125,15 @@ function readResponses(received: string, methods: readonly string[]): { response
     responses.push({ status, headers, body: Buffer.from(body, 'latin1').toString('utf8') });
     answered++;
   }
-  return { responses };
+  return responses;
+}
+
+function completeResponses(received: string): number {
+  try {
+    return parseResponses(received).length;
+  } catch {
+    return 0;
+  }
 }
 
 function readChunked(received: string, start: number): { body: string; end: number } | null {

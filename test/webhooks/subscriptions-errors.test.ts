@@ -4,10 +4,12 @@
 // 405 → 401 → 400 → 403 → 404.
 // Host names reach an injected resolver only: nothing here looks up a real name.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/db/database.js';
+import { LISTENER_LIMITS } from '../../src/http/limits.js';
+import { createListener } from '../../src/http/server.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { tableResolver } from '../support/dns.js';
@@ -508,13 +510,13 @@ describe('plans (403) and the order of checks (D11)', () => {
   });
 });
 
-describe('over a real socket (the node:http listener path)', () => {
+describe("over a real socket (the service's listener)", () => {
   let server: Server;
   let port: number;
   let key: string;
   beforeAll(async () => {
     ({ key } = await account('professional'));
-    server = createServer(t.app.rest.node);
+    server = createListener(t.app.rest.node, { limits: LISTENER_LIMITS, logger: t.app.logger });
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     port = (server.address() as AddressInfo).port;
   });
