@@ -12,5 +12,6 @@ import './rate-sync.js';
 import './webhook-subscription.js';
 import './usage-analytics.js';
 import './data-analytics.js';
+import './webhook-analytics.js';
 
 export const schema = builder.toSchema({ sortSchema: true });
