@@ -13,5 +13,6 @@ import './webhook-subscription.js';
 import './usage-analytics.js';
 import './data-analytics.js';
 import './webhook-analytics.js';
+import './account-analytics.js';
 
 export const schema = builder.toSchema({ sortSchema: true });
