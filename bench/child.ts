@@ -8,12 +8,13 @@ import type { RunningServers, ServersInfo } from './servers.js';
 
 const SERVE = fileURLToPath(new URL('./serve.ts', import.meta.url));
 
-export function startServersInChild(): Promise<RunningServers> {
+/** `sharedAnswers`: whether identical read requests share answers in the service */
+export function startServersInChild(sharedAnswers: boolean): Promise<RunningServers> {
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   // Measured as `npm start` runs it: in production mode (graphql skips its development checks).
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', SERVE], {
+  const child = spawn(process.execPath, [...profile, '--expose-gc', '--import', 'tsx', SERVE], {
     stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production' },
+    env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production', BENCH_SHARED_ANSWERS: sharedAnswers ? 'on' : 'off' },
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 

@@ -31,7 +31,12 @@ export interface Measurement {
 }
 
 function run(target: Target, connections: number, duration: number): Promise<autocannon.Result> {
-  return autocannon({ url: target.url, headers: target.headers, connections, duration, timeout: 10 });
+  const { paths } = target;
+  if (!paths) return autocannon({ url: target.url, headers: target.headers, connections, duration, timeout: 10 });
+  // A varied target: every request takes the next of its paths, whichever connection sends it.
+  let next = 0;
+  const requests = [{ setupRequest: (request: autocannon.Request) => ({ ...request, path: paths[next++ % paths.length]! }) }];
+  return autocannon({ url: new URL(target.url).origin, headers: target.headers, connections, duration, timeout: 10, requests });
 }
 
 export async function measure(target: Target, options: LoadOptions): Promise<Measurement> {

@@ -1,7 +1,11 @@
 // `npm run bench`: load-tests the real service against a bare node:http baseline, then measures a
 // webhook publication fanned out to 2,000 subscriptions, and prints a report.
 //
-// Phase 1, HTTP targets: autocannon against the service and the bare baseline (bench/load.ts).
+// Phase 1, HTTP targets: autocannon against the service and the bare baseline (bench/load.ts), with
+// the service's shared answers (identical requests share one for a second) on, then off. The rates
+// are every business day from 2018 (bench/fixtures.ts); besides fixed requests, varied targets send
+// seeded random `/{date}`, `/timeseries` (1–90 days, 1–3 symbols) and dated `/convert` requests,
+// each alone and mixed (bench/targets.ts).
 // Phase 2, webhook deliveries (bench/deliveries.ts): the real app in this process, on the same
 // storage choice, with 2,000 subscriptions (40 Enterprise accounts x 50) pointing at a local HTTPS
 // receiver in a child process (bench/receiver.ts) that checks every signature. Timed: the import
@@ -9,12 +13,15 @@
 // recorded; printed: both times, deliveries per second, per-attempt and publication-to-arrival
 // p50/p99, and the target (all 2,000 within 20 s).
 //
-//   BENCH_DURATION=<s>        measured seconds per target (default 5)
+//   BENCH_DURATION=<s>        measured seconds per target (default 5; e.g. 30 for steadier figures)
 //   BENCH_WARMUP=<s>          warm-up seconds per target, not measured (default 2)
 //   BENCH_CONNECTIONS=<n>     concurrent connections (default 50)
 //   BENCH_MODE=child|inprocess|both
 //                             where the servers run: in a child process (default; the load generator
 //                             keeps this process's event loop to itself), in this process, or both
+//   BENCH_SHARED_ANSWERS=on|off|both
+//                             the service's shared answers for identical requests (default both)
+//   BENCH_RATES_FILE=<path>   serve this RBA file (F11.1 CSV or .xls) instead of the generated history
 //   BENCH_DATABASE_URL=postgres://…   a Postgres server to create (and drop) a bench_<random> database on;
 //                             without it, embedded PGlite in a temporary directory
 //   BENCH_ONLY=<text>         measure only the targets whose name contains <text> (and the bare baseline);
@@ -45,6 +52,13 @@ function numberFromEnv(name: string, fallback: number, allowZero = false): numbe
   return value;
 }
 
+function sharedAnswerModes(): boolean[] {
+  const mode = process.env.BENCH_SHARED_ANSWERS ?? 'both';
+  if (mode === 'on' || mode === 'off') return [mode === 'on'];
+  if (mode === 'both') return [true, false];
+  throw new Error(`BENCH_SHARED_ANSWERS must be on, off or both, got ${JSON.stringify(mode)}`);
+}
+
 function modes(): Mode[] {
   const mode = process.env.BENCH_MODE ?? 'child';
   if (mode === 'child' || mode === 'inprocess') return [mode];
@@ -59,13 +73,15 @@ const MODE_LABEL: Record<Mode, string> = {
 
 let running: RunningServers | null = null;
 
-async function benchOnce(mode: Mode, options: Omit<LoadOptions, 'serverPid'>): Promise<{ failedTargets: string[]; results: Measurement[] }> {
-  console.log(`\n=== ${MODE_LABEL[mode]} ===`);
+async function benchOnce(mode: Mode, sharedAnswers: boolean, options: Omit<LoadOptions, 'serverPid'>): Promise<{ failedTargets: string[]; results: Measurement[] }> {
+  console.log(`\n=== ${MODE_LABEL[mode]}; shared answers ${sharedAnswers ? 'on' : 'off'} ===`);
   const started = Date.now();
-  running = mode === 'child' ? await startServersInChild() : await startServers();
+  running = mode === 'child' ? await startServersInChild(sharedAnswers) : await startServers(sharedAnswers);
   const { info } = running;
   console.log(`storage: ${info.storage}`);
-  console.log(`server pid ${info.pid}; 365 days ${info.firstDate}..${info.lastDate} loaded (${info.days} business days x 20 codes); ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`rates: ${info.source}: ${info.days} business days ${info.firstDate}..${info.lastDate}, ${info.values.toLocaleString('en-US')} values`);
+  const heap = info.historyHeapBytes === null ? 'heap not measured' : `${(info.historyHeapBytes / 2 ** 20).toFixed(1)} MiB of heap`;
+  console.log(`history read into memory in ${info.historyLoadMs.toFixed(0)} ms (${heap}); server pid ${info.pid}; ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
   const targets = targetsFor(info);
   const sizes = new Map<string, { bytes: number; contentType: string | null }>();
@@ -104,8 +120,10 @@ async function main(): Promise<number> {
   const failed: string[] = [];
   if (!deliveriesOnly) {
     for (const mode of modes()) {
-      const { failedTargets } = await benchOnce(mode, options);
-      failed.push(...failedTargets.map((t) => `${t} (${mode})`));
+      for (const sharedAnswers of sharedAnswerModes()) {
+        const { failedTargets } = await benchOnce(mode, sharedAnswers, options);
+        failed.push(...failedTargets.map((t) => `${t} (${mode}, shared answers ${sharedAnswers ? 'on' : 'off'})`));
+      }
     }
   }
   if (failed.length > 0) {

@@ -1,7 +1,9 @@
-// Loads the fixture year and creates an enterprise account with one key, through the internal
-// GraphQL endpoint's operator mutations, as an operator would (see test/support/app.ts).
+// Stores the bench's rate history as an import of the file would (bench/fixtures.ts), and creates an
+// enterprise account with one key through the internal GraphQL endpoint's operator mutations, as an
+// operator would (see test/support/app.ts).
 import type { App } from '../src/app.js';
-import { LAST_DATE, fixtureDays } from './fixtures.js';
+import { batchOf, importRates } from '../src/jobs/import-rates.js';
+import { HISTORY, LAST_DATE } from './fixtures.js';
 
 interface GraphQLResult<T> {
   data?: T;
@@ -31,12 +33,9 @@ export interface Seeded {
 
 export async function seed(app: App, operatorToken: string): Promise<Seeded> {
   const operator = operatorClient(app, operatorToken);
-  const { importRates } = await operator<{ importRates: { days: number; inserted: number; firstDate: string; lastDate: string } }>(
-    'mutation($input: ImportRatesInput!) { importRates(input: $input) { days inserted firstDate lastDate } }',
-    { input: { source: 'bench fixtures', format: 'csv', days: fixtureDays() } },
-  );
-  if (importRates.inserted !== importRates.days || importRates.lastDate !== LAST_DATE) {
-    throw new Error(`expected ${importRates.days} new days up to ${LAST_DATE}, got ${JSON.stringify(importRates)}`);
+  const stored = await importRates(app.services, batchOf(HISTORY.source, HISTORY.table));
+  if (stored.inserted !== stored.days || stored.lastDate !== LAST_DATE) {
+    throw new Error(`expected ${stored.days} new days up to ${LAST_DATE}, got ${JSON.stringify(stored)}`);
   }
   const email = 'bench@example.test';
   await operator('mutation($e: EmailAddress!, $p: Plan!) { createAccount(email: $e, plan: $p) { id } }', { e: email, p: 'enterprise' });
@@ -44,5 +43,5 @@ export async function seed(app: App, operatorToken: string): Promise<Seeded> {
     'mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }',
     { e: email },
   );
-  return { days: importRates.days, firstDate: importRates.firstDate, lastDate: importRates.lastDate, key: createApiKey.key };
+  return { days: stored.days, firstDate: stored.firstDate, lastDate: stored.lastDate, key: createApiKey.key };
 }

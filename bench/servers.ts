@@ -8,8 +8,9 @@ import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { listenerLimitsOf } from '../src/http/limits.js';
 import { createListener, listen } from '../src/http/server.js';
+import { RateHistoryStore } from '../src/schema/rate-loaders.js';
 import { JSON_CONTENT_TYPE, createBareServer } from './bare.js';
-import { FIRST_DATE, LAST_DATE, NOW } from './fixtures.js';
+import { FIRST_DATE, HISTORY, LAST_DATE, NOW } from './fixtures.js';
 import { seed } from './seed.js';
 import { openBenchStorage } from './storage.js';
 
@@ -19,9 +20,18 @@ export interface ServersInfo {
   bareUrl: string;
   key: string;
   storage: string;
+  /** where the rates came from (a generated F11.1 CSV, or the file given) */
+  source: string;
   /** business days stored */
   days: number;
-  /** the fixture's 365 calendar days, first and last */
+  /** values stored */
+  values: number;
+  /** how long reading the whole stored history into memory took, as at start-up */
+  historyLoadMs: number;
+  /** heap the loaded history holds (measured with a forced GC when --expose-gc is on; null otherwise) */
+  historyHeapBytes: number | null;
+  /** whether identical read requests share answers */
+  sharedAnswers: boolean;
   firstDate: string;
   lastDate: string;
   latestBytes: number;
@@ -38,7 +48,21 @@ function close(server: Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
-export async function startServers(): Promise<RunningServers> {
+/** Reads the stored history as a starting process does: the time it takes and the heap it holds. */
+async function measureHistoryLoad(app: ReturnType<typeof buildApp>) {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const started = performance.now();
+  const history = await new RateHistoryStore(app.services.db).current();
+  const historyLoadMs = performance.now() - started;
+  gc?.();
+  const historyHeapBytes = gc ? process.memoryUsage().heapUsed - heapBefore : null;
+  return { history, historyLoadMs, historyHeapBytes };
+}
+
+/** `sharedAnswers`: whether identical read requests share answers (BENCH_SHARED_ANSWERS) */
+export async function startServers(sharedAnswers = process.env.BENCH_SHARED_ANSWERS !== 'off'): Promise<RunningServers> {
   const storage = await openBenchStorage();
   const servers: Server[] = [];
   let app: ReturnType<typeof buildApp> | undefined;
@@ -53,8 +77,9 @@ export async function startServers(): Promise<RunningServers> {
   try {
     const operatorToken = randomBytes(24).toString('hex');
     const config = parseConfig({ LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', WEBHOOK_KEY: randomBytes(32).toString('base64url') });
-    app = buildApp({ config, db: storage.db, operatorToken, clock: () => NOW, logger: pino({ level: config.LOG_LEVEL }) });
+    app = buildApp({ config, db: storage.db, operatorToken, clock: () => NOW, logger: pino({ level: config.LOG_LEVEL }), sharedAnswers });
     const seeded = await seed(app, operatorToken);
+    const { history, historyLoadMs, historyHeapBytes } = await measureHistoryLoad(app);
 
     // The bare body must be exactly as long as a real /latest answer.
     const latest = await app.rest.fetch('http://rates.bench/latest', { headers: { Authorization: `Bearer ${seeded.key}` } });
@@ -68,7 +93,22 @@ export async function startServers(): Promise<RunningServers> {
     servers.push(service, bare);
     const [serviceUrl, bareUrl] = await Promise.all([listen(service, 0, '127.0.0.1'), listen(bare, 0, '127.0.0.1')]);
     return {
-      info: { serviceUrl, bareUrl, storage: storage.label, key: seeded.key, days: seeded.days, firstDate: FIRST_DATE, lastDate: LAST_DATE, latestBytes, pid: process.pid },
+      info: {
+        serviceUrl: serviceUrl,
+        bareUrl: bareUrl,
+        storage: storage.label,
+        source: HISTORY.source,
+        key: seeded.key,
+        days: seeded.days,
+        values: history.values,
+        historyLoadMs,
+        historyHeapBytes,
+        sharedAnswers,
+        firstDate: FIRST_DATE,
+        lastDate: LAST_DATE,
+        latestBytes,
+        pid: process.pid,
+      },
       close: closeAll,
     };
   } catch (error) {

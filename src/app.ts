@@ -14,7 +14,7 @@ import { RequestLimits } from './rest/limits.js';
 import { UsageRecorder } from './rest/usage.js';
 import type { Services } from './schema/context.js';
 import { schema } from './schema/index.js';
-import { RateCache } from './schema/rate-loaders.js';
+import { RateHistoryStore } from './schema/rate-loaders.js';
 import { loadWebhookKey } from './service-file.js';
 import { VERSION } from './version.js';
 import { createSecretBox } from './webhooks/secret-box.js';
@@ -39,6 +39,8 @@ export interface AppDependencies {
   clock?: () => Date;
   logger?: Logger;
   webhookNetwork?: WebhookNetwork;
+  /** false turns off the one-second shared answers of identical read requests (the bench measures both) */
+  sharedAnswers?: boolean;
   /** made before the database is opened, to hear its query times; a fresh one otherwise */
   metrics?: ServiceMetrics;
   /** the database pool's use, for /metrics (Postgres) */
@@ -57,8 +59,8 @@ export function createServices(
   options: { clock?: () => Date; webhookNetwork?: WebhookNetwork; metrics?: ServiceMetrics } = {},
 ) {
   const keys = new KeyAuthenticator(db);
-  const rateCache = new RateCache(db);
-  changes.subscribe((channel) => (channel === 'keys_changed' ? keys.clear() : rateCache.invalidate()));
+  const rateHistory = new RateHistoryStore(db);
+  changes.subscribe((channel) => (channel === 'keys_changed' ? keys.clear() : rateHistory.invalidate()));
   const policy: TargetPolicy = {
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     resolve: options.webhookNetwork?.resolve ?? systemResolver,
@@ -66,7 +68,7 @@ export function createServices(
   };
   const services: Services = {
     db,
-    rateCache,
+    rateHistory,
     clock: options.clock ?? (() => new Date()),
     version: VERSION,
     changes,
@@ -115,6 +117,7 @@ export function buildApp(deps: AppDependencies) {
     limits,
     usage,
     trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY),
+    sharedAnswers: deps.sharedAnswers ?? true,
     metrics: services.metrics,
   });
   const internal = createInternalApp({ schema, services, operatorToken: deps.operatorToken });
@@ -130,7 +133,7 @@ export function buildApp(deps: AppDependencies) {
     /** Finishes attempts in flight and writes what is held in memory (usage counts) back before the database closes. */
     async close() {
       await deliveries.stop();
-      await usage.close();
+      await Promise.all([usage.close(), services.rateHistory.settled()]);
     },
   };
 }

@@ -28,6 +28,9 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.LOG_LEVEL });
   const changes = await startChangeFeed(target, (err) => logger.error({ err }, 'change feed'));
   const app = buildApp({ config, db, changes, logger, operatorToken: loadOperatorToken(config), metrics, pool });
+  // Every rate is served from memory: the whole stored history is read before the first request.
+  const history = await app.services.rateHistory.current();
+  logger.info({ days: history.days.length, values: history.values, newestDate: history.newestDate }, 'rates loaded into memory');
   const listenerOptions = { limits: listenerLimitsOf(config), logger: app.logger };
   const publicServer = createListener(app.rest.node, {
     ...listenerOptions,

@@ -1,5 +1,12 @@
 // Tells every process sharing the database that keys or rates changed, so caches drop what they
-// hold (PostgreSQL LISTEN/NOTIFY). On the embedded database there is only this process.
+// hold and the rates in memory are read again (PostgreSQL LISTEN/NOTIFY). On the embedded database
+// there is only this process.
+//
+// Postgres hands a notification to each listening session on its own schedule, so hearing one's own
+// is no sign that the others have theirs. Each listener therefore answers every change it applies
+// on HEARD_CHANNEL, and the process that announced the change waits (boundedly) until every
+// listener connected when it announced has answered: when `publish` returns, every process serves
+// the change.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { DatabaseTarget } from './connect.js';
@@ -25,7 +32,12 @@ export function localChangeFeed(): ChangeFeed {
   };
 }
 
-const ECHO_WAIT_MS = 1_000;
+/** how long an announcement waits for the listeners' answers (a listener that died never answers) */
+const HEARD_WAIT_MS = 1_000;
+/** where listeners answer that they applied a change (the payload is the change's id) */
+const HEARD_CHANNEL = 'change_heard';
+/** how the listening sessions are found in pg_stat_activity */
+export const LISTENER_APPLICATION_NAME = 'aud-rates change feed';
 const RECONNECT_MS = 1_000;
 
 export async function startChangeFeed(target: DatabaseTarget, onError: (error: unknown) => void): Promise<ChangeFeed> {
@@ -33,15 +45,16 @@ export async function startChangeFeed(target: DatabaseTarget, onError: (error: u
   const url = target.url;
   const handlers: ((channel: Channel) => void)[] = [];
   const onChange = (channel: Channel) => handlers.forEach((h) => h(channel));
-  const echoes = new Map<string, () => void>();
+  const answers = new Map<string, () => void>();
   let client: pg.Client | null = null;
   let closed = false;
 
   const connect = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString: url });
+    const next = new pg.Client({ connectionString: url, application_name: LISTENER_APPLICATION_NAME });
     next.on('notification', ({ channel, payload }) => {
+      if (channel === HEARD_CHANNEL) return void (payload && answers.get(payload)?.());
       onChange(channel as Channel);
-      if (payload) echoes.get(payload)?.();
+      if (payload) next.query('select pg_notify($1, $2)', [HEARD_CHANNEL, payload]).catch(onError);
     });
     next.on('error', (error) => {
       onError(error);
@@ -50,7 +63,7 @@ export async function startChangeFeed(target: DatabaseTarget, onError: (error: u
       if (!closed) setTimeout(() => void reconnect(), RECONNECT_MS).unref();
     });
     await next.connect();
-    for (const channel of CHANNELS) await next.query(`LISTEN ${channel}`);
+    for (const channel of [...CHANNELS, HEARD_CHANNEL]) await next.query(`LISTEN ${channel}`);
     client = next;
   };
   const reconnect = async () => {
@@ -69,19 +82,33 @@ export async function startChangeFeed(target: DatabaseTarget, onError: (error: u
     subscribe: (handler) => void handlers.push(handler),
     async publish(channel) {
       const id = randomUUID();
-      // The sender hears its own notification after Postgres has queued it for every listener.
-      const heard = new Promise<void>((resolve) => {
-        echoes.set(id, resolve);
-        setTimeout(resolve, ECHO_WAIT_MS).unref();
-      });
+      const listener = client;
+      // Without its listening connection this process hears no answers (and reads everything again
+      // when it reconnects): the change is announced from a connection of its own.
+      const announceAlone = async () => {
+        const sender = new pg.Client({ connectionString: url });
+        await sender.connect();
+        await sender.query('select pg_notify($1, $2)', [channel, id]).finally(() => sender.end());
+      };
+      if (!listener) return announceAlone();
       try {
-        const sender = client ?? new pg.Client({ connectionString: url });
-        if (sender !== client) await sender.connect();
-        await sender.query('select pg_notify($1, $2)', [channel, id]);
-        if (sender !== client) await sender.end();
+        // Every listener connected now (this process's own included) answers once it applied the change.
+        const { rows } = await listener.query<{ n: number }>(
+          'select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = $1',
+          [LISTENER_APPLICATION_NAME],
+        );
+        let waiting = rows[0]?.n ?? 0;
+        const heard = new Promise<void>((resolve) => {
+          answers.set(id, () => --waiting <= 0 && resolve());
+          setTimeout(resolve, HEARD_WAIT_MS).unref();
+        });
+        await listener.query('select pg_notify($1, $2)', [channel, id]);
         await heard;
+      } catch (error) {
+        onError(error);
+        await announceAlone(); // the listening connection broke meanwhile
       } finally {
-        echoes.delete(id);
+        answers.delete(id);
       }
     },
     async close() {

@@ -1,5 +1,6 @@
 // Repository for rates and the publications they came from. Plain functions taking `db` or `trx`.
 import { Dec } from '../domain/decimal.js';
+import { RateHistory } from '../domain/rate-history.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from './database.js';
 
@@ -11,63 +12,29 @@ export interface StoredDay {
   rates: RateValues;
 }
 
-export async function findDays(db: Kysely<Database>, dates: readonly string[]): Promise<Map<string, RateValues>> {
-  const days = new Map<string, RateValues>();
-  if (dates.length === 0) return days;
-  const rows = await db
-    .selectFrom('rates')
-    .select(['date', 'code', 'value'])
-    .where('date', 'in', dates as string[])
-    .execute();
-  for (const row of rows) {
-    let rates = days.get(row.date);
-    if (!rates) days.set(row.date, (rates = {}));
-    rates[row.code] = row.value;
-  }
-  return days;
-}
-
-export interface Freshness {
-  /** newest stored rate date, null when nothing is stored */
-  newestDate: string | null;
-  /** newest date on which each code has a rate */
-  newestByCode: Map<string, string>;
-  /** when rates were last stored (inserted or corrected) */
-  lastStoredAt: Date | null;
-}
-
-export async function findFreshness(db: Kysely<Database>): Promise<Freshness> {
-  const [byCode, stored] = await Promise.all([
-    db.selectFrom('rates').select(['code', (eb) => eb.fn.max('date').as('newest')]).groupBy('code').execute(),
-    db.selectFrom('publications').select((eb) => eb.fn.max('stored_at').as('last')).executeTakeFirst(),
-  ]);
-  const newestByCode = new Map(byCode.map((r) => [r.code, r.newest]));
-  let newestDate: string | null = null;
-  for (const date of newestByCode.values()) if (newestDate === null || date > newestDate) newestDate = date;
-  return { newestDate, newestByCode, lastStoredAt: (stored?.last as Date | null | undefined) ?? null };
+/**
+ * Every stored value and when rates were last stored, read in one snapshot (so the two agree):
+ * what a process holds in memory (RateHistory).
+ */
+export async function loadRateHistory(db: Kysely<Database>): Promise<RateHistory> {
+  return db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute(async (trx) => {
+      // One row per day ('USD=0.6828,TWI=61.40,…'): a twentieth of the rows, which the embedded
+      // database hands over several times faster than one row per value.
+      const { rows } = await sql<{ date: string; rates: string }>`
+        select date, string_agg(code || '=' || value, ',') as rates from rates group by date`.execute(trx);
+      const stored = await trx.selectFrom('publications').select((eb) => eb.fn.max('stored_at').as('last')).executeTakeFirst();
+      const days = rows.map(({ date, rates }) => ({ date, rates: Object.fromEntries<string>(rates.split(',').map((pair) => pair.split('=') as [string, string])) }));
+      return RateHistory.of(days, (stored?.last as Date | null | undefined) ?? null);
+    });
 }
 
 /** The newest stored rate date, null when nothing is stored. */
 export async function findNewestDate(db: Kysely<Database>): Promise<string | null> {
   const row = await db.selectFrom('rates').select((eb) => eb.fn.max('date').as('newest')).executeTakeFirst();
   return (row?.newest as string | null | undefined) ?? null;
-}
-
-/** Newest date on or before `onOrBefore` on which every one of `codes` has a rate. */
-export async function findNewestDateWith(
-  db: Kysely<Database>,
-  codes: readonly string[],
-  onOrBefore: string,
-): Promise<string | null> {
-  let query = db.selectFrom('rates').select('date').where('date', '<=', onOrBefore);
-  if (codes.length > 0) {
-    query = query
-      .where('code', 'in', codes as string[])
-      .groupBy('date')
-      .having((eb) => eb.fn.count('code'), '=', codes.length);
-  }
-  const row = await query.orderBy('date', 'desc').limit(1).executeTakeFirst();
-  return row?.date ?? null;
 }
 
 export interface ImportInput {

@@ -32,6 +32,8 @@ export interface RestAppOptions {
   limits: RequestLimits;
   usage: UsageRecorder;
   trustedProxies: TrustedProxies;
+  /** identical read requests share an answer for a second (response-cache.ts) */
+  sharedAnswers: boolean;
   /** told of every answered request (GET /metrics on the internal port) */
   metrics: { request(answered: AnsweredRequest): void };
 }
@@ -109,7 +111,7 @@ export function createRestApp(options: RestAppOptions) {
   const { schema, services, keys, logger, limits, usage } = options;
   const documents = prepareDocuments(schema, routes);
   const match = createRouter(routes);
-  const responses = new ResponseCache(RESPONSE_TTL_MS, services.clock, () => services.rateCache.generation);
+  const responses = new ResponseCache(RESPONSE_TTL_MS, services.clock, () => services.rateHistory.generation);
 
   interface Outcome {
     status: number;
@@ -158,7 +160,7 @@ export function createRestApp(options: RestAppOptions) {
     if (!viewer && route.auth === 'account') throw missingAccountKey();
     outcome.route = route;
     outcome.viewer = viewer;
-    const cacheKey = route.cacheable ? `${viewer?.plan ?? '-'} ${url.pathname}${url.search}` : null;
+    const cacheKey = route.cacheable && options.sharedAnswers ? `${viewer?.plan ?? '-'} ${url.pathname}${url.search}` : null;
     const shared = cacheKey !== null ? responses.get(cacheKey) : undefined;
     outcome.cached = shared !== undefined;
     const answer = shared ?? (await answerOf(request, route, params, viewer, cacheKey));
@@ -181,7 +183,7 @@ export function createRestApp(options: RestAppOptions) {
     viewer: Viewer | null,
     cacheKey: string | null,
   ): Promise<CachedAnswer> {
-    const generation = services.rateCache.generation;
+    const generation = services.rateHistory.generation;
     let body: string | null = null;
     if (route.body === 'json') {
       checkJsonContentType(request.header('content-type'));

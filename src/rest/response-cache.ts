@@ -2,6 +2,7 @@
 // only on the route, the query, the viewer's plan (its windows), the stored rates and the time
 // (staleness, "today"), so an answer is kept under the first three, dropped as soon as the rates
 // change, and never kept longer than the TTL. Keys, quotas, usage and request ids stay per request.
+import { LRUCache } from 'lru-cache';
 
 export interface CachedAnswer {
   status: number;
@@ -11,29 +12,35 @@ export interface CachedAnswer {
   headers: Readonly<Record<string, string>>;
 }
 
-const MAX_ENTRIES = 4_096;
+/** the most answers kept at once; the least recently used goes first */
+const MAX_ANSWERS = 4_096;
 
 export class ResponseCache {
-  private readonly entries = new Map<string, { answer: CachedAnswer; generation: number; expires: number }>();
+  private readonly answers: LRUCache<string, { answer: CachedAnswer; generation: number }>;
 
   constructor(
-    private readonly ttlMs: number,
-    private readonly clock: () => Date,
-    /** the stored rates' generation (RateCache.generation) */
+    ttlMs: number,
+    clock: () => Date,
+    /** the stored rates' generation (RateHistoryStore.generation) */
     private readonly generation: () => number,
-  ) {}
+  ) {
+    // The service's clock, not the machine's, decides when an answer is too old (tests move it).
+    // lru-cache keeps an entry while its age is at most `ttl` (whole milliseconds here): one less
+    // makes an answer shared for less than ttlMs, so one computed just before data turns stale is
+    // not served once it has (the stale headers change exactly at that instant).
+    this.answers = new LRUCache({ max: MAX_ANSWERS, ttl: ttlMs - 1, ttlResolution: 0, perf: { now: () => clock().getTime() } });
+  }
 
   get(key: string): CachedAnswer | undefined {
-    const entry = this.entries.get(key);
+    const entry = this.answers.get(key);
     if (!entry) return undefined;
-    if (entry.generation === this.generation() && this.clock().getTime() < entry.expires) return entry.answer;
-    this.entries.delete(key);
+    if (entry.generation === this.generation()) return entry.answer;
+    this.answers.delete(key);
     return undefined;
   }
 
   /** `generation` is the one read before the answer was computed: a change meanwhile makes it stale at once. */
   set(key: string, answer: CachedAnswer, generation: number): void {
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(key, { answer, generation, expires: this.clock().getTime() + this.ttlMs });
+    this.answers.set(key, { answer, generation });
   }
 }

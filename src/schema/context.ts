@@ -6,7 +6,7 @@ import type { ServiceMetrics } from '../metrics.js';
 import type { SecretBox } from '../webhooks/secret-box.js';
 import type { AttemptResult, WebhookRequest } from '../webhooks/send.js';
 import type { TargetPolicy } from '../webhooks/target.js';
-import { createRateLoaders, type RateCache, type RateLoaders } from './rate-loaders.js';
+import { createRateLoaders, type RateHistoryStore, type RateLoaders } from './rate-loaders.js';
 
 /** Who is asking: the account behind a valid API key. */
 export interface Viewer {
@@ -20,7 +20,8 @@ export interface Viewer {
 /** What every request shares: built once at start-up. */
 export interface Services {
   db: Kysely<Database>;
-  rateCache: RateCache;
+  /** every stored rate, in memory */
+  rateHistory: RateHistoryStore;
   clock: () => Date;
   version: string;
   /** announces a committed change to every process's caches: keys (revoke, suspend, plan) or rates */
@@ -53,9 +54,9 @@ export function createContext(services: Services, who: { viewer?: Viewer | null;
   let rates: RateLoaders | undefined;
   return {
     services,
-    // Most requests are answered from the process cache: the loaders are made when first needed.
+    // Requests answered without rates (or from the shared answers) never make loaders.
     get rates() {
-      return (rates ??= createRateLoaders(services.rateCache));
+      return (rates ??= createRateLoaders(services.rateHistory));
     },
     viewer: who.viewer ?? null,
     operator: who.operator ?? false,

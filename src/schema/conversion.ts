@@ -1,4 +1,3 @@
-import { findNewestDateWith } from '../db/rates.js';
 import { sydneyDate, unixTimestampOfDate } from '../domain/calendar.js';
 import type { CurrencyCode } from '../domain/currencies.js';
 import { Dec, convertAmount, normalizeDecimal } from '../domain/decimal.js';
@@ -7,7 +6,7 @@ import { builder } from './builder.js';
 import type { Context } from './context.js';
 import { CurrencyCodeEnum } from './currency.js';
 import { checkHistory } from './plan-rules.js';
-import { FIRST_DATE, loadRateDay, type RateDay } from './rate-day.js';
+import type { RateDay } from '../domain/rate-history.js';
 
 const MAX_AMOUNT = new Dec('1e15'); // D14
 
@@ -34,25 +33,13 @@ const ConversionRef = builder.objectRef<Conversion>('Conversion').implement({
 });
 
 const rateOf = (day: RateDay, code: CurrencyCode) => (code === 'AUD' ? '1' : day.rates[code]);
-const hasBoth = (day: RateDay | null, a: CurrencyCode, b: CurrencyCode): day is RateDay =>
-  day !== null && rateOf(day, a) !== undefined && rateOf(day, b) !== undefined;
 
 /** The newest day on or before `onOrBefore` (or the newest of all) on which both codes have a rate (D9). */
 async function dayForConversion(ctx: Context, from: CurrencyCode, to: CurrencyCode, onOrBefore: string | null) {
-  const codes = [...new Set([from, to])].filter((c) => c !== 'AUD');
-  let candidate: string | null | undefined = onOrBefore;
-  if (candidate === null) {
-    // Latest rates: both codes' newest dates are cached, and usually the older of the two has both.
-    const { newestDate, newestByCode } = await ctx.services.rateCache.freshness();
-    if (newestDate === null) throw new ServiceUnavailableError('No rates have been published to this service yet');
-    candidate = codes.map((c) => newestByCode.get(c)).reduce((a, b) => (a && b && b < a ? b : a), newestDate);
-    if (candidate === undefined) return null;
-  }
-  if (candidate < FIRST_DATE) return null;
-  const day = await loadRateDay(ctx, candidate);
-  if (hasBoth(day, from, to)) return day;
-  const date = await findNewestDateWith(ctx.services.db, codes, candidate);
-  return date ? loadRateDay(ctx, date) : null;
+  const history = await ctx.rates.history();
+  const newest = onOrBefore ?? history.newestDate;
+  if (newest === null) throw new ServiceUnavailableError('No rates have been published to this service yet');
+  return history.newestWith([from, to].filter((code) => code !== 'AUD'), newest);
 }
 
 builder.queryField('convert', (t) =>

@@ -1,14 +1,10 @@
-import type { RateValues, StoredDay } from '../db/rates.js';
 import { sydneyDate, unixTimestampOfDate } from '../domain/calendar.js';
 import type { CurrencyCode } from '../domain/currencies.js';
+import type { RateDay, RateValues } from '../domain/rate-history.js';
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../errors.js';
 import { builder } from './builder.js';
-import type { Context } from './context.js';
 import { CurrencyCodeEnum } from './currency.js';
 import { checkHistory, checkTimeSeries } from './plan-rules.js';
-
-/** A stored day as the schema serves it. */
-export type RateDay = StoredDay;
 
 /** History starts on the first business day of 2018; nothing earlier is ever stored or served. */
 export const FIRST_DATE = '2018-01-01';
@@ -33,7 +29,7 @@ export const RateDayRef = builder.objectRef<RateDay>('RateDay').implement({
 
 function pickRates(rates: RateValues, codes: readonly CurrencyCode[] | null | undefined): RateValues {
   if (!codes) return rates;
-  const picked: RateValues = {};
+  const picked: Record<string, string> = {};
   for (const code of codes) {
     if (code === 'AUD') picked.AUD = '1';
     else if (rates[code] !== undefined) picked[code] = rates[code];
@@ -41,19 +37,9 @@ function pickRates(rates: RateValues, codes: readonly CurrencyCode[] | null | un
   return picked;
 }
 
-// A series' rates map is built once per (series, codes) and then shared, like the days it holds.
-const seriesMaps = new WeakMap<readonly RateDay[], Map<string, Record<string, RateValues>>>();
-
 function seriesMap(days: readonly RateDay[], codes: readonly CurrencyCode[] | null | undefined): Record<string, RateValues> {
-  let byCodes = seriesMaps.get(days);
-  if (!byCodes) seriesMaps.set(days, (byCodes = new Map<string, Record<string, RateValues>>()));
-  const key = codes ? codes.join(',') : '*';
-  let map = byCodes.get(key);
-  if (!map) {
-    map = {};
-    for (const day of days) map[day.date] = pickRates(day.rates, codes);
-    byCodes.set(key, map);
-  }
+  const map: Record<string, RateValues> = {};
+  for (const day of days) map[day.date] = pickRates(day.rates, codes);
   return map;
 }
 
@@ -74,24 +60,17 @@ function noDataFor(date: string, code?: CurrencyCode | null): NotFoundError {
   return new NotFoundError(code ? `No ${code} rate available for date ${date}` : `No data available for date ${date}`);
 }
 
-export async function loadRateDay(ctx: Context, date: string): Promise<RateDay | null> {
-  if (date < FIRST_DATE) return null;
-  // Cached days are answered at once; only the others wait for the request's batched load.
-  const rates = ctx.services.rateCache.peek(date) ?? (await ctx.rates.day.load(date));
-  return rates ? { date, rates } : null;
-}
-
 builder.queryFields((t) => ({
   latest: t.field({
     type: RateDayRef,
     description: 'The newest published day; with `having`, the newest day on which that code has a rate (D10).',
     args: { having: t.arg({ type: CurrencyCodeEnum }) },
     resolve: async (_root, { having }, ctx) => {
-      const { newestDate, newestByCode } = await ctx.services.rateCache.freshness();
-      if (newestDate === null) throw new ServiceUnavailableError('No rates have been published to this service yet');
-      const date = having && having !== 'AUD' ? newestByCode.get(having) : newestDate;
+      const history = await ctx.rates.history();
+      if (history.newestDate === null) throw new ServiceUnavailableError('No rates have been published to this service yet');
+      const date = having && having !== 'AUD' ? history.newestByCode.get(having) : history.newestDate;
       if (!date) throw new NotFoundError(`No ${having} rate has been published`);
-      return (await loadRateDay(ctx, date)) ?? { date, rates: {} };
+      return history.day(date)!;
     },
   }),
   rateDay: t.field({
@@ -103,7 +82,7 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, { date, having }, ctx) => {
       checkHistory(ctx, date, 'the rates');
-      const day = await loadRateDay(ctx, date);
+      const day = (await ctx.rates.history()).day(date);
       if (!day) throw noDataFor(date);
       if (having && having !== 'AUD' && day.rates[having] === undefined) throw noDataFor(date, having);
       return day;
@@ -121,11 +100,9 @@ builder.queryFields((t) => ({
     resolve: async (_root, { startDate, endDate, having }, ctx) => {
       if (endDate < startDate) throw new BadRequestError('end_date must not be before start_date');
       checkTimeSeries(ctx, startDate, endDate);
-      // Nothing is stored before 2018 or after today in Sydney: only the dates between can have data.
-      const from = startDate < FIRST_DATE ? FIRST_DATE : startDate;
+      // Only days up to today in Sydney are served (the clock decides what "today" is).
       const today = sydneyDate(ctx.services.clock());
-      const to = endDate > today ? today : endDate;
-      const stored = from > to ? [] : await ctx.services.rateCache.series(from, to);
+      const stored = (await ctx.rates.history()).between(startDate, endDate > today ? today : endDate);
       const days = having ? stored.filter((day) => having.some((code) => code === 'AUD' || day.rates[code] !== undefined)) : stored;
       if (days.length === 0) throw new NotFoundError(`No data available between ${startDate} and ${endDate}`);
       return days;

@@ -1,93 +1,62 @@
-// Rates load through a per-request DataLoader (one query for many dates) backed by a process-level
-// cache. Stored days only change through an import, which calls `invalidate()`.
-import DataLoader from 'dataloader';
+// Every rate the schema serves comes from memory: the process holds the whole stored history
+// (RateHistory), loaded once and replaced as a whole when the change feed reports a change to the
+// stored rates. A request reads one generation from start to end, whatever changes meanwhile.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import { findDays, findFreshness, type Freshness, type RateValues, type StoredDay } from '../db/rates.js';
-import { addDays, daysBetween } from '../domain/calendar.js';
-import { canonicalRates } from '../domain/currencies.js';
+import { loadRateHistory } from '../db/rates.js';
+import type { RateHistory } from '../domain/rate-history.js';
 
-const MAX_CACHED_DAYS = 20_000; // every date from 2018 to 2070; past that the cache starts over
-
-const MAX_CACHED_SERIES = 512;
-
-export class RateCache {
-  private readonly days = new Map<string, RateValues | null>();
-  private readonly seriesByRange = new Map<string, Promise<StoredDay[]>>();
-  private freshnessPromise: Promise<Freshness> | null = null;
+/** Holds the current RateHistory of this process and replaces it when the stored rates change. */
+export class RateHistoryStore {
+  private loading: Promise<RateHistory> | null = null;
   private changes = 0;
+
+  constructor(private readonly db: Kysely<Database>) {}
 
   /** Bumped by every change to the stored rates: anything derived under an older value is stale. */
   get generation(): number {
     return this.changes;
   }
 
-  constructor(private readonly db: Kysely<Database>) {}
-
-  freshness(): Promise<Freshness> {
-    if (!this.freshnessPromise) {
-      const generation = this.changes;
-      const pending = findFreshness(this.db);
-      this.freshnessPromise = pending;
-      // A failed read (store down) must not stick: the next request asks the store again.
-      pending.catch(() => {
-        if (this.changes === generation && this.freshnessPromise === pending) this.freshnessPromise = null;
+  /**
+   * The newest history: the one loaded after the last change heard, waiting for its load when it is
+   * still running. A failed load (store down) is not kept: the next call reads the store again.
+   */
+  current(): Promise<RateHistory> {
+    if (!this.loading) {
+      const loading = loadRateHistory(this.db);
+      this.loading = loading;
+      loading.catch(() => {
+        if (this.loading === loading) this.loading = null;
       });
     }
-    return this.freshnessPromise;
+    return this.loading;
   }
 
-  /** A day already in the cache (null: known to have no data), or undefined when it must be loaded. */
-  peek(date: string): RateValues | null | undefined {
-    return this.days.get(date);
-  }
-
-  async loadDays(dates: readonly string[]): Promise<(RateValues | null)[]> {
-    const missing = dates.filter((d) => !this.days.has(d));
-    if (missing.length > 0) {
-      const generation = this.changes;
-      const found = await findDays(this.db, missing);
-      // Served values are the shortest exact text ('61.40' is 61.4), in the order of the code list:
-      // normalised once, here.
-      for (const [date, rates] of found) found.set(date, canonicalRates(rates));
-      // A load that raced an import may hold pre-import values: use them for this request only.
-      if (generation !== this.changes) return dates.map((d) => found.get(d) ?? this.days.get(d) ?? null);
-      if (this.days.size + missing.length > MAX_CACHED_DAYS) this.days.clear();
-      for (const d of missing) this.days.set(d, found.get(d) ?? null);
-    }
-    return dates.map((d) => this.days.get(d) ?? null);
-  }
-
-  /** The stored days in [from, to], ascending; the same array for the same range until an import. */
-  series(from: string, to: string): Promise<StoredDay[]> {
-    const key = `${from} ${to}`;
-    let series = this.seriesByRange.get(key);
-    if (!series) {
-      const dates: string[] = [];
-      for (let i = 0, n = daysBetween(from, to); i <= n; i++) dates.push(addDays(from, i));
-      series = this.loadDays(dates).then((loaded) =>
-        loaded.flatMap((rates, i) => (rates ? [{ date: dates[i]!, rates }] : [])),
-      );
-      if (this.seriesByRange.size >= MAX_CACHED_SERIES) this.seriesByRange.clear();
-      this.seriesByRange.set(key, series);
-      series.catch(() => this.seriesByRange.delete(key));
-    }
-    return series;
-  }
-
+  /**
+   * The stored rates changed (an import here or in another process, or a reconnected feed that may
+   * have missed one): read them again now, so the next request finds the new history ready or
+   * waits for it, never an older one.
+   */
   invalidate(): void {
     this.changes++;
-    this.days.clear();
-    this.seriesByRange.clear();
-    this.freshnessPromise = null;
+    const loaded = this.loading !== null;
+    this.loading = null;
+    if (loaded) void this.current().catch(() => {});
+  }
+
+  /** Waits for a load in progress (before the database closes). */
+  async settled(): Promise<void> {
+    await this.loading?.catch(() => {});
   }
 }
 
 export interface RateLoaders {
-  /** a stored day's rates by date, null when nothing is stored for that date */
-  day: DataLoader<string, RateValues | null>;
+  /** the history this request reads: the same generation for all of its fields */
+  history(): Promise<RateHistory>;
 }
 
-export function createRateLoaders(cache: RateCache): RateLoaders {
-  return { day: new DataLoader((dates) => cache.loadDays(dates)) };
+export function createRateLoaders(store: RateHistoryStore): RateLoaders {
+  let history: Promise<RateHistory> | undefined;
+  return { history: () => (history ??= store.current()) };
 }

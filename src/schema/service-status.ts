@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { nextPublicationSlotAt, publicationDueAfter } from '../domain/calendar.js';
+import { nextPublicationSlotAt } from '../domain/calendar.js';
 import { builder } from './builder.js';
 import type { Context } from './context.js';
 
@@ -61,26 +61,18 @@ function storeAnswers(ctx: Context): Promise<boolean> {
   return probe;
 }
 
-// The due slot depends only on the newest date: remembered, as every rate response asks for it.
-let dueMemo: { date: string; due: Date } | null = null;
-function dueAfter(date: string): Date {
-  if (dueMemo?.date !== date) dueMemo = { date, due: publicationDueAfter(date) };
-  return dueMemo.due;
-}
-
 async function serviceStatus(ctx: Context): Promise<ServiceStatus> {
   const now = ctx.services.clock();
-  let freshness;
+  let history;
   try {
-    freshness = await ctx.services.rateCache.freshness();
+    history = await ctx.rates.history();
   } catch {
     return { state: 'degraded', servable: false, lastUpdate: null, stale: true, nextUpdateExpected: nextPublicationSlotAt(now), newestRateDate: null };
   }
-  const { newestDate, lastStoredAt } = freshness;
-  if (newestDate === null) {
+  const { newestDate, nextDue: due, lastStoredAt } = history;
+  if (newestDate === null || due === null) {
     return { state: 'degraded', servable: false, lastUpdate: lastStoredAt, stale: true, nextUpdateExpected: nextPublicationSlotAt(now), newestRateDate: null };
   }
-  const due = dueAfter(newestDate);
   const stale = now.getTime() > due.getTime() + STALE_AFTER_MS;
   return { state: stale ? 'degraded' : 'operational', servable: true, lastUpdate: lastStoredAt, stale, nextUpdateExpected: due, newestRateDate: newestDate };
 }

@@ -22,7 +22,6 @@ import { builder } from './builder.js';
 import type { Context, Viewer } from './context.js';
 import { CurrencyCodeEnum } from './currency.js';
 import { checkSubscriptionLimit, checkWebhooksAvailable } from './plan-rules.js';
-import { loadRateDay } from './rate-day.js';
 
 /** What "every currency" means today: all served codes but the base (D26). */
 const ALL_CODES = CURRENCY_CODES.filter((code) => code !== 'AUD');
@@ -193,8 +192,8 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { id }, ctx) => {
       checkWebhooksAvailable(requireViewer(ctx).plan); // D11: plan (403) before data (404)
       const subscription = await ownSubscription(ctx, id);
-      const { newestDate } = await ctx.services.rateCache.freshness();
-      const day = newestDate === null ? null : await loadRateDay(ctx, newestDate);
+      const history = await ctx.rates.history();
+      const day = history.newestDate === null ? null : history.day(history.newestDate);
       if (!day) throw new ServiceUnavailableError('No rates have been published to this service yet, so there is nothing to test with');
       const { webhooks } = ctx.services;
       const deliveryId = randomUUID();

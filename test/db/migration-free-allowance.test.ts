@@ -15,7 +15,7 @@ afterAll(() => database?.close());
 
 async function migrateTo(name: string): Promise<void> {
   const { error } = await migrator(db).migrateTo(name);
-  if (error) throw error;
+  if (error) throw error instanceof Error ? error : new Error('migration failed', { cause: error });
 }
 
 const ACCOUNTS = [

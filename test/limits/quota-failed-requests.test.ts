@@ -15,7 +15,7 @@ describe('a keyed request that fails', () => {
     // A read the store cannot answer: the rates table is briefly out of reach.
     await sql`alter table rates rename to rates_out_of_reach`.execute(t.db);
     try {
-      t.app.services.rateCache.invalidate();
+      t.app.services.rateHistory.invalidate();
       const failed = await t.json(path, { key });
       expectError(failed, 503, 'service_unavailable');
     } finally {

@@ -59,7 +59,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the service serving TLS itself', () => {
 
   it('without WEBHOOK_ALLOW_PRIVATE_TARGETS, its log claims no private webhook targets (D34)', async () => {
     // service.json can be seen a moment before the line that follows it reaches the log.
-    await vi.waitFor(() => expect(service.output()).toContain('listening on'));
+    await vi.waitFor(() => expect(service.output()).toContain('listening on'), { timeout: 15_000 });
     expect(service.output()).not.toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS is on');
   });
 

@@ -1,9 +1,12 @@
 // Several service processes on one Postgres database (issue: exact under concurrency, across
-// processes): the monthly quota, the keyless hourly limit and revocations hold for all of them.
+// processes): the monthly quota, the keyless hourly limit and revocations hold for all of them, and
+// every process serves the rates another process has just stored (each holds them in memory).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LISTENER_APPLICATION_NAME } from '../../src/db/change-feed.js';
 import { billingPeriod } from '../../src/domain/billing.js';
 import { createCliStore, importFixtureVia, startService, type CliStore, type RunningService } from '../support/cli.js';
 
@@ -88,5 +91,51 @@ describe.skipIf(!process.env.DATABASE_URL)('three service processes sharing one 
     expect((await burst(PROCESSES, '/latest?symbols=USD', key)).map((a) => a.status)).toEqual([200, 200, 200]);
     await services[0]!.operator('mutation($p: Text!) { revokeApiKey(prefix: $p) { id } }', { p: prefix });
     expect((await burst(PROCESSES, '/latest?symbols=USD', key)).map((a) => a.status)).toEqual([401, 401, 401]);
+  });
+
+  /** The same keyed GET on every process: status and parsed body of each. */
+  async function onEvery(path: string, key: string): Promise<{ status: number; body: any }[]> {
+    return Promise.all(
+      services.map(async (service) => {
+        const response = await fetch(`${service.publicUrl}${path}`, { headers: { Authorization: `Bearer ${key}` } });
+        return { status: response.status, body: await response.json() };
+      }),
+    );
+  }
+
+  it("an import through one process changes every process's rate answers as soon as it returns", async () => {
+    const { key } = await accountWithKey('import-seen@example.test');
+    // Every process has read and served its history before the import.
+    expect((await onEvery('/latest', key)).map((a) => a.body.date)).toEqual(['2026-05-11', '2026-05-11', '2026-05-11']);
+    expect((await onEvery('/2026-05-12', key)).map((a) => a.status)).toEqual([404, 404, 404]);
+    await importFixtureVia(services[0]!, 'rss-cb-exchange-rates-2026-05-12.xml');
+    expect((await onEvery('/latest', key)).map((a) => a.body.date)).toEqual(['2026-05-12', '2026-05-12', '2026-05-12']);
+    expect((await onEvery('/2026-05-12', key)).map((a) => a.status)).toEqual([200, 200, 200]);
+    const converted = await onEvery('/convert?from=USD&to=EUR&amount=100&date=2026-05-17', key);
+    expect(converted.map((a) => a.body.date)).toEqual(['2026-05-12', '2026-05-12', '2026-05-12']);
+  });
+
+  it('a process whose notification connection was cut reads the rates again when it reconnects', async () => {
+    const { key } = await accountWithKey('reconnect@example.test');
+    const before = (await onEvery('/2026-05-11', key))[1]!.body.rates.USD as number;
+    // Cut every listening connection, then store a correction while nobody listens.
+    await store.withDb((db) =>
+      sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = ${LISTENER_APPLICATION_NAME}`.execute(db),
+    );
+    const corrected = (before + 0.0001).toFixed(4);
+    const result = await services[0]!.operator<{ importRates: { updated: number } }>(
+      'mutation($input: ImportRatesInput!) { importRates(input: $input) { updated } }',
+      { input: { source: 'correction', format: 'csv', days: [{ date: '2026-05-11', rates: [{ code: 'USD', value: corrected }] }] } },
+    );
+    expect(result.importRates.updated).toBe(1);
+    // Each process reconnects within a second or two and then serves the corrected value.
+    const deadline = Date.now() + 10_000;
+    let seen: number[] = [];
+    while (Date.now() < deadline) {
+      seen = (await onEvery('/2026-05-11', key)).map((a) => a.body.rates.USD);
+      if (seen.every((usd) => usd === Number(corrected))) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(seen).toEqual([Number(corrected), Number(corrected), Number(corrected)]);
   });
 });

@@ -1,5 +1,6 @@
-// D22: when the store does not answer, /status is 503 `degraded` and rate endpoints are 503
-// `service_unavailable`, even with the newest day still in the process cache.
+// D22: when the store does not answer, /status is 503 `degraded`. Rates are held in memory, but a
+// keyed request must count its unit in the store and a keyless conversion its hourly limit, so
+// both are 503 `service_unavailable`, never a 500 (and no answer goes out uncounted).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';
@@ -25,7 +26,11 @@ describe('the store goes down after serving', () => {
     expect(body).toMatchObject({ status: 'degraded', stale: false, last_update: expect.any(String) });
   });
 
-  it('a day that must be read from the store is 503 service_unavailable, not a 500', async () => {
+  it('a keyed request for a day held in memory is 503 service_unavailable, not a 500: its unit cannot be counted', async () => {
     expectError(await t.json('/2026-05-08', { key }), 503, 'service_unavailable');
+  });
+
+  it('a request that needs the store (a keyless conversion counted against its hourly limit) is 503 service_unavailable, not a 500', async () => {
+    expectError(await t.json('/convert?from=USD&to=EUR&amount=10'), 503, 'service_unavailable');
   });
 });

@@ -1,0 +1,140 @@
+// Every stored rate, in memory: one immutable value per generation of the store. The whole 2018→now
+// history is about 45,000 values, so each process holds all of it and answers every rate read
+// (a date, the newest day, a range, the newest day on or before a date with both codes of a pair)
+// without a query. A change to the stored rates builds a new history; one never changes.
+import { PUBLISHED_CODES } from '../rba/codes.js';
+import { publicationDueAfter } from './calendar.js';
+import { canonicalRates } from './currencies.js';
+
+/** code → exact decimal text as served ('61.4', not '61.40'), in the order of the code list */
+export type RateValues = Readonly<Record<string, string>>;
+
+export interface RateDay {
+  readonly date: string;
+  readonly rates: RateValues;
+}
+
+/** One stored day, as the store holds it (code → any decimal text). */
+export interface StoredRates {
+  date: string;
+  rates: Readonly<Record<string, string>>;
+}
+
+/** Index of the first of `dates` (ascending) that is greater than `date`. */
+function upperBound(dates: readonly string[], date: string): number {
+  let low = 0;
+  let high = dates.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (dates[mid]! <= date) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/** Index of the first of `dates` (ascending) that is not less than `date`. */
+function lowerBound(dates: readonly string[], date: string): number {
+  let low = 0;
+  let high = dates.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (dates[mid]! < date) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+export class RateHistory {
+  /** the stored days, ascending; only days with at least one value */
+  readonly days: readonly RateDay[];
+  readonly newestDate: string | null;
+  /** the first publication slot after the newest date (D22): when the next day is due; null when nothing is stored */
+  readonly nextDue: Date | null;
+  /** the newest date on which each code has a rate */
+  readonly newestByCode: ReadonlyMap<string, string>;
+  /** how many values the history holds */
+  readonly values: number;
+  private readonly dates: readonly string[];
+  private readonly byDate: ReadonlyMap<string, RateDay>;
+  /**
+   * Per code, for each day index i, the greatest index j <= i of a day with that code (-1: none):
+   * the newest day with every code of a pair is found in a step or two, however long a gap is.
+   */
+  private readonly lastIndexWith: ReadonlyMap<string, Int32Array>;
+
+  private constructor(
+    days: RateDay[],
+    /** when rates were last stored (inserted or corrected); null when never */
+    readonly lastStoredAt: Date | null,
+  ) {
+    this.days = Object.freeze(days);
+    this.dates = days.map((d) => d.date);
+    this.byDate = new Map(days.map((d) => [d.date, d]));
+    this.newestDate = days.at(-1)?.date ?? null;
+    this.nextDue = this.newestDate === null ? null : publicationDueAfter(this.newestDate);
+    const newestByCode = new Map<string, string>();
+    const lastIndexWith = new Map<string, Int32Array>();
+    let values = 0;
+    for (const code of PUBLISHED_CODES) {
+      const last = new Int32Array(days.length);
+      let seen = -1;
+      for (let i = 0; i < days.length; i++) {
+        if (days[i]!.rates[code] !== undefined) {
+          seen = i;
+          values++;
+        }
+        last[i] = seen;
+      }
+      if (seen >= 0) {
+        newestByCode.set(code, days[seen]!.date);
+        lastIndexWith.set(code, last);
+      }
+    }
+    this.newestByCode = newestByCode;
+    this.lastIndexWith = lastIndexWith;
+    this.values = values;
+  }
+
+  static empty(): RateHistory {
+    return new RateHistory([], null);
+  }
+
+  /** The history of these stored days (one entry per date, in any order); codes the service does not know are left out. */
+  static of(stored: readonly StoredRates[], lastStoredAt: Date | null): RateHistory {
+    const days: RateDay[] = [];
+    for (const { date, rates: values } of [...stored].sort((a, b) => (a.date < b.date ? -1 : 1))) {
+      const rates = canonicalRates(values);
+      if (Object.keys(rates).length > 0) days.push(Object.freeze({ date, rates: Object.freeze(rates) }));
+    }
+    return new RateHistory(days, lastStoredAt);
+  }
+
+  /** Exactly that date's rates, or undefined when nothing is stored for it. */
+  day(date: string): RateDay | undefined {
+    return this.byDate.get(date);
+  }
+
+  /** The stored days in [from, to], ascending. */
+  between(from: string, to: string): readonly RateDay[] {
+    if (from > to) return [];
+    return this.days.slice(lowerBound(this.dates, from), upperBound(this.dates, to));
+  }
+
+  /** The newest day on or before `onOrBefore` on which every one of `codes` has a rate. */
+  newestWith(codes: readonly string[], onOrBefore: string): RateDay | undefined {
+    let index = upperBound(this.dates, onOrBefore) - 1;
+    const columns: Int32Array[] = [];
+    for (const code of codes) {
+      const column = this.lastIndexWith.get(code);
+      if (!column) return undefined;
+      columns.push(column);
+    }
+    while (index >= 0) {
+      let newest = index;
+      for (const column of columns) newest = Math.min(newest, column[index]!);
+      if (newest === index) return this.days[index];
+      index = newest;
+    }
+    return undefined;
+  }
+}
