@@ -52,7 +52,8 @@ function timeseriesPaths(count: number): string[] {
     const start = between(random, 0, HISTORY_DAYS.length - 1);
     const end = addDays(HISTORY_DAYS[start]!.date, between(random, 0, 89));
     const symbols = new Set(Array.from({ length: between(random, 1, 3) }, () => pick(random, PUBLISHED_CODES)));
-    // D8: a range where none of the symbols has a value is a 404; the bench sends only answerable ones
+    // D8 (docs/decisions.md): a range where none of the symbols has a value is a 404; the bench sends
+    // only answerable ones
     const answerable = HISTORY_DAYS.slice(start).some((day) => day.date <= end && [...symbols].some((code) => day.rates[code] !== undefined));
     if (answerable) paths.push(`/timeseries?start_date=${HISTORY_DAYS[start]!.date}&end_date=${end}&symbols=${[...symbols].join(',')}`);
   }

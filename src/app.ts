@@ -26,7 +26,7 @@ export interface WebhookNetwork {
   resolve?: Resolver;
   /** extra trusted CAs for deliveries; Node's store (system + NODE_EXTRA_CA_CERTS) otherwise */
   ca?: string[];
-  /** one attempt's bound; D28's 10 s otherwise */
+  /** one attempt's bound; 10 s otherwise (D28 in docs/decisions.md) */
   timeoutMs?: number;
 }
 

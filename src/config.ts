@@ -43,7 +43,7 @@ const schema = z.object({
     .string()
     .refine((v) => /^[A-Za-z0-9+/_-]+=*$/.test(v) && Buffer.from(v, 'base64url').length === 32, 'WEBHOOK_KEY must be 32 bytes in base64 or base64url')
     .optional(),
-  /** D34: lets webhooks reach private and loopback addresses; for tests and private deployments only */
+  /** D34 (docs/decisions.md): lets webhooks reach private and loopback addresses; for tests and private deployments only */
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   /**
    * how long a delivery claimed by a process stays its own; after that (the process died mid-attempt)

@@ -68,7 +68,7 @@ export class RateLimitExceededError extends DomainError {
 export class QueryTimeoutError extends DomainError {
   readonly code = 'query_timeout';
 }
-/** A request outside the plan's history or time-series window (D13). */
+/** A request outside the plan's history or time-series window (D13 in docs/decisions.md). */
 export class PlanRestrictedError extends DomainError {
   readonly code = 'plan_restricted';
 }

@@ -1,7 +1,7 @@
 // What a running service keeps in its data directory: `service.json` (internal endpoint address,
-// pid) and `operator-token` so the operator CLI can reach it (D33), and `webhook-key`, the key
-// that seals webhook signing secrets when none is configured (all mode 0600), and `pgdata/`, the
-// embedded database.
+// pid) and `operator-token` so the operator CLI can reach it (D33 in docs/decisions.md), and
+// `webhook-key`, the key that seals webhook signing secrets when none is configured (all mode
+// 0600), and `pgdata/`, the embedded database.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
-// How operator commands run (D33): through the running service's internal endpoint when there is
-// one (a second process must never open the embedded database it holds), else in-process on a
-// database opened here.
+// How operator commands run (D33 in docs/decisions.md): through the running service's internal
+// endpoint when there is one (a second process must never open the embedded database it holds),
+// else in-process on a database opened here.
 import { execute, GraphQLError, parse, specifiedRules, validate } from 'graphql';
 import { createServices } from '../app.js';
 import type { Config } from '../config.js';

@@ -25,8 +25,9 @@ export async function updateAccount(
     .updateTable('accounts')
     .set((eb) => ({
       ...changes,
-      // D35: leaving Free for a paid plan starts that plan's first monthly period at 0; between
-      // paid plans the period's count carries over, and Free's own count is never touched here.
+      // D35 (docs/decisions.md): leaving Free for a paid plan starts that plan's first monthly
+      // period at 0; between paid plans the period's count carries over, and Free's own count is
+      // never touched here.
       ...(changes.plan !== undefined &&
         changes.plan !== 'free' && {
           quota_used: eb.case().when('plan', '=', 'free').then(0).else(eb.ref('quota_used')).end(),

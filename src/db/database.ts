@@ -58,7 +58,7 @@ export interface AccountsTable {
   /** first day of the period `quota_used` counts */
   quota_period: ColumnType<string, string | undefined, string>;
   quota_used: ColumnType<number, number | undefined, number>;
-  /** requests of Free's one-time allowance used so far (D16, D35); never reset */
+  /** requests of Free's one-time allowance used so far (D16, D35 in docs/decisions.md); never reset */
   free_used: ColumnType<number, number | undefined, number>;
 }
 

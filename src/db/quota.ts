@@ -1,5 +1,6 @@
-// The quota counters on the account row (D16, D17, D35). One statement grants up to `wanted` units
-// atomically, so the count is exact however many requests and processes race for the last units.
+// The quota counters on the account row (D16, D17, D35 in docs/decisions.md). One statement grants
+// up to `wanted` units atomically, so the count is exact however many requests and processes race
+// for the last units.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './database.js';
 

@@ -41,7 +41,7 @@ export async function deleteSubscription(db: Kysely<Database>, accountId: string
   return result.numDeletedRows > 0n;
 }
 
-/** Activates (resetting the failure count, D28) or deactivates a subscription. */
+/** Activates (resetting the failure count, D28 in docs/decisions.md) or deactivates a subscription. */
 export async function setSubscriptionActive(
   db: Kysely<Database>,
   accountId: string,

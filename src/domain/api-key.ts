@@ -1,5 +1,6 @@
-// API keys (D18): `<suburb>_<identifier>`, the suburb a real Australian locality in lower-case
-// letters, the identifier 56 characters drawn uniformly from [A-Za-z0-9] by a CSPRNG.
+// API keys (D18 in docs/decisions.md): `<suburb>_<identifier>`, the suburb a real Australian
+// locality in lower-case letters, the identifier 56 characters drawn uniformly from [A-Za-z0-9] by
+// a CSPRNG.
 import { hash, randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -1,5 +1,6 @@
-// Billing periods (D17): a paid plan's quota resets monthly on the account's billing day at
-// 00:00 UTC; a billing day past the month's end falls back to its last day. Free never resets.
+// Billing periods (D17 in docs/decisions.md): a paid plan's quota resets monthly on the account's
+// billing day at 00:00 UTC; a billing day past the month's end falls back to its last day. Free
+// never resets.
 
 function billingDate(year: number, month: number, billingDay: number): Date {
   const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();

@@ -78,21 +78,20 @@ function requireValidInstant(now: Date): void {
   if (Number.isNaN(now.getTime())) throw new RangeError('Invalid Date');
 }
 
-// The date in Sydney is asked for on most requests (plan windows, "today"): one formatter, made
-// once, is several times cheaper than building a zoned DateTime each time.
-const SYDNEY_DAY = new Intl.DateTimeFormat('en-AU', { timeZone: SYDNEY, year: 'numeric', month: '2-digit', day: '2-digit' });
+// The date in Sydney is asked for several times by most requests (plan windows, "today"), and
+// nearly always for the same day: the last day found is kept with the instants it spans, so an
+// instant inside it is answered by two comparisons. Any other instant is worked out in full.
+let lastDay: { date: string; from: number; until: number } | undefined;
 
 export function sydneyDate(now: Date): string {
   requireValidInstant(now);
-  let year = '';
-  let month = '';
-  let day = '';
-  for (const part of SYDNEY_DAY.formatToParts(now)) {
-    if (part.type === 'year') year = part.value;
-    else if (part.type === 'month') month = part.value;
-    else if (part.type === 'day') day = part.value;
-  }
-  return `${year}-${month}-${day}`;
+  const at = now.getTime();
+  if (lastDay && at >= lastDay.from && at < lastDay.until) return lastDay.date;
+  const day = DateTime.fromMillis(at, { zone: SYDNEY }).startOf('day');
+  const date = day.toISODate();
+  if (date === null) throw new RangeError(`Cannot express ${now.toISOString()} in ${SYDNEY}`);
+  lastDay = { date, from: day.toMillis(), until: day.plus({ days: 1 }).toMillis() };
+  return date;
 }
 
 export function isBusinessDay(date: string): boolean {

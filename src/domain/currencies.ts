@@ -10,7 +10,7 @@ export interface CurrencyInfo {
   name: string;
   symbol: string;
   country: string;
-  /** false only for TWI, an index rather than a currency (SPEC 2.1) */
+  /** false only for TWI, an index rather than a currency (docs/api.md §2.1) */
   convertible: boolean;
 }
 
@@ -52,7 +52,7 @@ export function isCurrencyCode(value: string): value is CurrencyCode {
   return CODE_SET.has(value);
 }
 
-/** D1: the direction of every rate the service serves. */
+/** D1 (docs/decisions.md): the direction of every rate the service serves. */
 export const QUOTE_NOTE =
   'All rates are quoted against the Australian dollar (AUD): each value is the units of foreign currency that 1 AUD buys, as published by the Reserve Bank of Australia (table F11.1, 4 pm Sydney). TWI is an index, not a currency.';
 

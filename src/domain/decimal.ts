@@ -1,4 +1,5 @@
-// Exact decimal arithmetic for rates and conversions (D2, D14, D15): never a binary float.
+// Exact decimal arithmetic for rates and conversions (D2, D14, D15 in docs/decisions.md): never a
+// binary float.
 import { Decimal } from 'decimal.js';
 
 // ROUND_HALF_UP in decimal.js rounds ties away from zero, as D15 asks.

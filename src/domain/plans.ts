@@ -1,9 +1,9 @@
-// The five plans of SPEC 8, in one place.
+// The five plans of docs/api.md §8, in one place.
 import type { Plan } from '../db/database.js';
 
 export interface PlanLimits {
   name: string;
-  /** requests per billing month; for Free a one-time allowance that never resets (D16) */
+  /** requests per billing month; for Free a one-time allowance that never resets (D16 in docs/decisions.md) */
   monthlyRequests: number;
   resets: boolean;
   apiKeys: number;
@@ -22,7 +22,7 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
   enterprise: { name: 'Enterprise', monthlyRequests: 5_000_000, resets: true, apiKeys: 20, historyDays: 'full', timeSeriesDays: 365, webhookSubscriptions: 50 },
 };
 
-/** Free and Starter hold one key: a new one replaces the old (SPEC 3). */
+/** Free and Starter hold one key: a new one replaces the old (docs/api.md §3). */
 export function replacesKeyOnCreate(plan: Plan): boolean {
   return PLAN_LIMITS[plan].apiKeys === 1;
 }

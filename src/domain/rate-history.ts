@@ -48,7 +48,7 @@ export class RateHistory {
   /** the stored days, ascending; only days with at least one value */
   readonly days: readonly RateDay[];
   readonly newestDate: string | null;
-  /** the first publication slot after the newest date (D22): when the next day is due; null when nothing is stored */
+  /** the first publication slot after the newest date (D22 in docs/decisions.md): when the next day is due; null when nothing is stored */
   readonly nextDue: Date | null;
   /** the newest date on which each code has a rate */
   readonly newestByCode: ReadonlyMap<string, string>;
@@ -93,10 +93,6 @@ export class RateHistory {
     this.newestByCode = newestByCode;
     this.lastIndexWith = lastIndexWith;
     this.values = values;
-  }
-
-  static empty(): RateHistory {
-    return new RateHistory([], null);
   }
 
   /** The history of these stored days (one entry per date, in any order); codes the service does not know are left out. */

@@ -1,6 +1,6 @@
 // Requests refused before the REST app sees them (the parser's errors, a target that is no path):
-// still SPEC 7's envelope with an X-Request-Id, and the connection closed after the answer, since
-// what follows on it cannot be trusted to start a new request.
+// still the envelope of docs/api.md §7 with an X-Request-Id, and the connection closed after the
+// answer, since what follows on it cannot be trusted to start a new request.
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { DomainError } from '../errors.js';
 import { errorEnvelope } from '../rest/error-status.js';
@@ -27,7 +27,7 @@ export function refusal(code: string, info: string, requestId: string): Refusal 
   };
 }
 
-/** A request Node parsed but the service refuses before routing it, echoing a safe X-Request-Id (D21). */
+/** A request Node parsed but the service refuses before routing it, echoing a safe X-Request-Id (D21 in docs/decisions.md). */
 export function refuseRequest(req: IncomingMessage, res: ServerResponse, error: DomainError): void {
   const clientId = req.headers['x-request-id'];
   const { status, headers, body } = refusal(error.code, error.message, requestIdFrom(typeof clientId === 'string' ? clientId : null));

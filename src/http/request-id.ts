@@ -1,4 +1,5 @@
-// D21: every response carries X-Request-Id; a client's own id is echoed when it is safe to.
+// D21 (docs/decisions.md): every response carries X-Request-Id; a client's own id is echoed when it
+// is safe to.
 import { randomUUID } from 'node:crypto';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

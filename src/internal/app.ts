@@ -1,7 +1,7 @@
-// The internal GraphQL endpoint (D32): the whole schema, mutations included, for operators and
-// tooling. It listens on its own loopback port and every request needs the operator token (as a
-// bearer token, or the session cookie a browser gets by signing in); only GraphiQL's page and the
-// sign-in form, which hold no data, load without it.
+// The internal GraphQL endpoint (D32 in docs/decisions.md): the whole schema, mutations included,
+// for operators and tooling. It listens on its own loopback port and every request needs the
+// operator token (as a bearer token, or the session cookie a browser gets by signing in); only
+// GraphiQL's page and the sign-in form, which hold no data, load without it.
 import { Response, createServerAdapter } from '@whatwg-node/server';
 import type { GraphQLSchema } from 'graphql';
 import { createGraphQLError, createYoga, type Plugin } from 'graphql-yoga';

@@ -1,6 +1,6 @@
 // Storing rates, whoever brings them (the scheduler, `sync`, `import`): one transaction stores the
 // days and, when they bring a day newer than any stored, records that publication's webhook
-// deliveries (D29). After commit every process's caches hear of it.
+// deliveries (D29 in docs/decisions.md). After commit every process's caches hear of it.
 import { storeDays, type ImportSummary, type StoredDay } from '../db/rates.js';
 import { recordPublicationDeliveries } from '../db/webhooks.js';
 import { sydneyDate } from '../domain/calendar.js';
@@ -49,7 +49,7 @@ function validDays(batch: RatesBatch, today: string): StoredDay[] {
       if (rates[code] !== undefined) throw new BadRequestError(`${day.date}: ${code} appears twice`);
       rates[code] = value;
     }
-    // History starts in 2018 (SPEC 1); older rows in a workbook are skipped, not refused.
+    // History starts in 2018 (docs/api.md §1); older rows in a workbook are skipped, not refused.
     if (day.date >= FIRST_DATE && day.rates.length > 0) days.push({ date: day.date, rates });
   }
   if (days.length === 0) throw new BadRequestError('The batch holds no rates dated 2018-01-01 or later');

@@ -1,6 +1,7 @@
-// Sends recorded webhook deliveries (D27, D28): every process runs a worker; each claims due
-// deliveries under a lease (SKIP LOCKED), so a delivery goes out once however many run, and one
-// whose process died mid-attempt is taken over, with the same id, when its lease runs out.
+// Sends recorded webhook deliveries (D27, D28 in docs/decisions.md): every process runs a worker;
+// each claims due deliveries under a lease (SKIP LOCKED), so a delivery goes out once however many
+// run, and one whose process died mid-attempt is taken over, with the same id, when its lease runs
+// out.
 import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import { abandonDelivery, claimDueDeliveries, recordAttempts, type AttemptRecord, type ClaimedDelivery } from '../db/webhooks.js';

@@ -1,6 +1,7 @@
-// Bearer API keys (SPEC 5, D12, D18). Lookups are cached briefly per process: every change that
-// affects authentication made through this process (revoke, suspend, plan change) clears the cache
-// at once, and the TTL bounds how long a change made by another process can go unseen.
+// Bearer API keys (docs/api.md §5, D12, D18 in docs/decisions.md). Lookups are cached briefly per
+// process: every change that affects authentication made through this process (revoke, suspend,
+// plan change) clears the cache at once, and the TTL bounds how long a change made by another
+// process can go unseen.
 import type { Kysely } from 'kysely';
 import { findKeyHolderByHash, type KeyHolder } from '../db/api-keys.js';
 import type { Database } from '../db/database.js';

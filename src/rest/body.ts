@@ -1,4 +1,5 @@
-// Request bodies: JSON objects only, read to a size limit, with unknown fields refused (D26).
+// Request bodies: JSON objects only, read to a size limit, with unknown fields refused (D26 in
+// docs/decisions.md).
 // Syntax only, with clear 400s; domain rules (URL targets, plans) are the schema's.
 import { decodeUtf8, NOT_UTF8, textFault } from '../domain/text.js';
 import { BadRequestError } from '../errors.js';

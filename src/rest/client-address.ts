@@ -1,5 +1,6 @@
-// Who the client is (D19, D20): the socket's peer, or the forwarded address when the peer is a
-// configured trusted proxy. IPv6 clients are grouped by their /64, which one host usually holds whole.
+// Who the client is (D19, D20 in docs/decisions.md): the socket's peer, or the forwarded address
+// when the peer is a configured trusted proxy. IPv6 clients are grouped by their /64, which one host
+// usually holds whole.
 import ipaddr from 'ipaddr.js';
 
 export type TrustedProxies = readonly [ipaddr.IPv4 | ipaddr.IPv6, number][];

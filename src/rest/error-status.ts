@@ -1,4 +1,5 @@
-// The one table from an error's code to its HTTP status (SPEC 7, D12), and the envelope.
+// The one table from an error's code to its HTTP status (docs/api.md §7, D12 in docs/decisions.md),
+// and the envelope.
 import { stringify } from './json.js';
 
 export const ERROR_STATUS: Record<string, number> = {
@@ -26,7 +27,7 @@ export function statusOf(code: string): number {
   return ERROR_STATUS[code] ?? 503;
 }
 
-/** SPEC 7's envelope for an error code. */
+/** The envelope of docs/api.md §7 for an error code. */
 export function errorEnvelope(code: string, info: string): { status: number; body: string } {
   const status = statusOf(code);
   return { status, body: stringify({ success: false, error: { code: status, type: code, info } }) };

@@ -1,4 +1,5 @@
-// Keyless /convert (SPEC 8 rules 2 and 5, D19): 3 requests per client per fixed 3600 s window.
+// Keyless /convert (docs/api.md §8 rules 2 and 5, D19 in docs/decisions.md): 3 requests per client
+// per fixed 3600 s window.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { countInWindow } from '../db/quota.js';

@@ -1,5 +1,6 @@
-// Quotas and rate limits, applied after a request is known to succeed (D11: 429 comes last), so a
-// request that fails validation, authentication or finds no data never takes a unit.
+// Quotas and rate limits, applied after a request is known to succeed (D11 in docs/decisions.md:
+// 429 comes last), so a request that fails validation, authentication or finds no data never takes
+// a unit.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { Viewer } from '../schema/context.js';
@@ -18,7 +19,8 @@ export class RequestLimits {
 
   /** The rate-limit headers for a request about to succeed; throws 429 when none is left. */
   async admit(route: Route, viewer: Viewer | null, client: string): Promise<Record<string, string>> {
-    // `/`, /status and /symbols are unlimited (SPEC 8 rule 3); managing webhooks is not a data request
+    // `/`, /status and /symbols are unlimited (docs/api.md §8 rule 3); managing webhooks is not a
+    // data request
     if (route.auth === 'none' || route.auth === 'account') return {};
     if (viewer) return this.monthly.take(viewer);
     return this.freeConvert.take(client);

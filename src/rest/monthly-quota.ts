@@ -1,10 +1,11 @@
-// The monthly quota of keyed requests (D16, D17, D35). The counts live on the account row, and
-// nothing is taken from them ahead of use: a unit is granted to a request that is ready to be
-// answered, so a process that dies or loses its store holds no units that could be lost. To keep
-// the database out of most requests' way, the requests of one account that arrive while a grant
-// is in flight wait for the next statement and share it: that statement asks for exactly as many
-// units as requests are waiting and hands them out in order, so a burst of 50 costs one statement
-// and near the end of the quota the same statement simply grants fewer units than asked.
+// The monthly quota of keyed requests (D16, D17, D35 in docs/decisions.md). The counts live on the
+// account row, and nothing is taken from them ahead of use: a unit is granted to a request that is
+// ready to be answered, so a process that dies or loses its store holds no units that could be
+// lost. To keep the database out of most requests' way, the requests of one account that arrive
+// while a grant is in flight wait for the next statement and share it: that statement asks for
+// exactly as many units as requests are waiting and hands them out in order, so a burst of 50 costs
+// one statement and near the end of the quota the same statement simply grants fewer units than
+// asked.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { grantUnits, type QuotaCount } from '../db/quota.js';

@@ -92,7 +92,7 @@ function clip(text: string): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
-/** D4: case-insensitive on input; three letters; one of the 21. */
+/** D4 (docs/decisions.md): case-insensitive on input; three letters; one of the 21. */
 export function parseCode(text: string, what: string): CurrencyCode {
   const code = text.trim().toUpperCase();
   if (!/^[A-Z]{3}$/.test(code)) {

@@ -25,9 +25,7 @@ export class ResponseCache {
     private readonly generation: () => number,
   ) {
     // The service's clock, not the machine's, decides when an answer is too old (tests move it).
-    // lru-cache keeps an entry while its age is at most `ttl` (whole milliseconds here): one less
-    // makes an answer shared for less than ttlMs, so one computed just before data turns stale is
-    // not served once it has (the stale headers change exactly at that instant).
+    // lru-cache still serves an entry exactly `ttl` old; an answer must be younger than `ttlMs`.
     this.answers = new LRUCache({ max: MAX_ANSWERS, ttl: ttlMs - 1, ttlResolution: 0, perf: { now: () => clock().getTime() } });
   }
 

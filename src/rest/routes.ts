@@ -1,5 +1,5 @@
 // The public REST contract as data: each endpoint is one GraphQL operation, a mapper from the HTTP
-// request to its variables and a mapper from its result to SPEC's JSON.
+// request to its variables and a mapper from its result to the JSON of docs/api.md.
 import type { RateValues } from '../db/rates.js';
 import { QUOTE_NOTE } from '../domain/currencies.js';
 import { BadRequestError, UnauthorizedError } from '../errors.js';
@@ -28,7 +28,7 @@ export interface Route<Data = any> {
   /**
    * 'key': a data endpoint that needs a key (metered); 'optional': free mode without one
    * (/convert); 'account': manages the account's own resources (a key, later also a dashboard
-   * session; a missing one is invalid_api_key, D12; not metered)
+   * session; a missing one is invalid_api_key, D12 in docs/decisions.md; not metered)
    */
   auth: 'none' | 'key' | 'optional' | 'account';
   /** a JSON body of at most 16 KiB is read before the variables are mapped */
@@ -70,7 +70,7 @@ function symbolsAndBase(params: QueryParams) {
 const NO_QUERY: readonly string[] = [];
 
 const SUBSCRIPTIONS = '/api/webhook-subscriptions';
-/** The list fields of SPEC 2.11, in its order. */
+/** The list fields of docs/api.md §2.11, in its order. */
 const SUBSCRIPTION_FIELDS = 'id url currencies description isActive failureCount lastSuccessAt createdAt';
 
 type SubscriptionData = {
@@ -272,7 +272,7 @@ export const routes: readonly Route[] = [
     respond: (data) => ({ body: ratesBody(data.rateDay) }),
     cacheControl: 'no-store',
   }),
-  // Webhook subscriptions (SPEC 4.2) on the same listener.
+  // Webhook subscriptions (docs/api.md §4.2) on the same listener.
   defineRoute<{ createWebhookSubscription: { signingSecret: string; subscription: SubscriptionData } }>({
     name: 'CreateWebhookSubscription',
     method: 'POST',

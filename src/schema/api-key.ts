@@ -42,7 +42,7 @@ const CreatedApiKeyRef = builder.objectRef<CreatedApiKey>('CreatedApiKey').imple
 
 const RANDOM_PREFIX_TRIES = 12;
 
-/** Inserts a key under a suburb never used by another key (D18). */
+/** Inserts a key under a suburb never used by another key (D18 in docs/decisions.md). */
 async function insertWithFreshPrefix(trx: Kysely<Database>, accountId: string): Promise<CreatedApiKey> {
   const identifier = generateIdentifier();
   const store = async (prefix: string) => {

@@ -36,7 +36,7 @@ export interface Services {
 export interface WebhookServices {
   /** seals and opens signing secrets */
   box: SecretBox;
-  /** which targets may be subscribed and contacted (D26, D30, D34) */
+  /** which targets may be subscribed and contacted (D26, D30, D34 in docs/decisions.md) */
   policy: TargetPolicy;
   /** one signed POST to a checked address */
   send(request: WebhookRequest): Promise<AttemptResult>;

@@ -8,7 +8,7 @@ import { CurrencyCodeEnum } from './currency.js';
 import { checkHistory } from './plan-rules.js';
 import type { RateDay } from '../domain/rate-history.js';
 
-const MAX_AMOUNT = new Dec('1e15'); // D14
+const MAX_AMOUNT = new Dec('1e15'); // D14 (docs/decisions.md)
 
 interface Conversion {
   from: CurrencyCode;

@@ -1,5 +1,5 @@
-// The plans' history and time-series windows (D13), enforced from the viewer's plan. The operator
-// (no viewer) is never restricted.
+// The plans' history and time-series windows (D13 in docs/decisions.md), enforced from the viewer's
+// plan. The operator (no viewer) is never restricted.
 import type { Plan } from '../db/database.js';
 import { addDays, daysBetween, sydneyDate } from '../domain/calendar.js';
 import { PLAN_LIMITS, type PlanLimits } from '../domain/plans.js';
@@ -62,7 +62,7 @@ export function checkTimeSeries(ctx: Context, start: string, end: string): void 
   checkHistory(ctx, start, 'a time series starting');
 }
 
-/** Webhook subscriptions come with Professional and above (SPEC 8). */
+/** Webhook subscriptions come with Professional and above (docs/api.md §8). */
 export function checkWebhooksAvailable(plan: Plan): PlanLimits {
   const limits = PLAN_LIMITS[plan];
   if (limits.webhookSubscriptions > 0) return limits;

@@ -3,7 +3,7 @@ import { nextPublicationSlotAt } from '../domain/calendar.js';
 import { builder } from './builder.js';
 import type { Context } from './context.js';
 
-const STALE_AFTER_MS = 2 * 60 * 60 * 1000; // D22: stale two hours past the due publication
+const STALE_AFTER_MS = 2 * 60 * 60 * 1000; // D22 (docs/decisions.md): stale two hours past the due publication
 
 interface ServiceStatus {
   /** from the cached freshness: 'degraded' when stale or empty */

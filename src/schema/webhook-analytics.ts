@@ -7,7 +7,7 @@ import { analyticsRead, checkPage, checkRange, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE 
 import { builder } from './builder.js';
 import { requireOperator } from './context.js';
 
-/** the consecutive failures at which a subscription turns inactive (D28) */
+/** the consecutive failures at which a subscription turns inactive (D28 in docs/decisions.md) */
 const DEACTIVATE_AFTER_FAILURES = 10;
 
 interface DeliveryCounts {

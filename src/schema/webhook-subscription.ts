@@ -1,5 +1,6 @@
-// Webhook subscriptions (SPEC 2.11, 4.2; D26–D28): the viewer's own, created, listed, removed,
-// re-activated and tested here; deliveries themselves are src/jobs/webhook-deliveries.ts's.
+// Webhook subscriptions (docs/api.md §2.11, §4.2; D26–D28 in docs/decisions.md): the viewer's own,
+// created, listed, removed, re-activated and tested here; deliveries themselves are
+// src/jobs/webhook-deliveries.ts's.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { lockAccount } from '../db/accounts.js';
 import type { WebhookSubscription } from '../db/database.js';

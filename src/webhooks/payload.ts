@@ -1,5 +1,6 @@
-// The body of a delivery (D27): `{event, date, base, rates, delivery_id, timestamp}`, with rates
-// limited to the subscription's currencies and written exactly as the REST API writes them.
+// The body of a delivery (D27 in docs/decisions.md):
+// `{event, date, base, rates, delivery_id, timestamp}`, with rates limited to the subscription's
+// currencies and written exactly as the REST API writes them.
 import type { WebhookEvent } from '../db/database.js';
 import { unixTimestampOfDate } from '../domain/calendar.js';
 import { ratesJson, stringify } from '../rest/json.js';

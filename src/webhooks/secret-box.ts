@@ -1,4 +1,5 @@
-// Signing secrets at rest: AES-256-GCM under the service's webhook key (D26: stored encrypted).
+// Signing secrets at rest: AES-256-GCM under the service's webhook key (D26 in docs/decisions.md:
+// stored encrypted).
 // A sealed secret is `v1.` + base64url(nonce ‖ tag ‖ ciphertext); the version leaves room for a
 // key rotation later.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';

@@ -1,5 +1,6 @@
-// One webhook delivery attempt (D27, D28, D30): an HTTPS POST to an address checked at this very
-// attempt. Network and target problems never throw: they become a failed AttemptResult.
+// One webhook delivery attempt (D27, D28, D30 in docs/decisions.md): an HTTPS POST to an address
+// checked at this very attempt. Network and target problems never throw: they become a failed
+// AttemptResult.
 import { readFileSync } from 'node:fs';
 import type { ClientRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';

@@ -1,4 +1,4 @@
-// The request of a delivery (D27), signed so that a receiver can check it with
+// The request of a delivery (D27 in docs/decisions.md), signed so that a receiver can check it with
 // `crypto.createHmac('sha256', secret).update(rawBody).digest('hex')`.
 import { createHmac } from 'node:crypto';
 import type { WebhookEvent } from '../db/database.js';

@@ -1,7 +1,7 @@
-// Where a webhook may point (D26, D30, D34). A subscription's URL is checked when it is created and
-// again, with a fresh resolution, at every delivery attempt; the sender then connects only to the
-// addresses returned here, so a name cannot be re-pointed at a private address between the check and
-// the connection.
+// Where a webhook may point (D26, D30, D34 in docs/decisions.md). A subscription's URL is checked
+// when it is created and again, with a fresh resolution, at every delivery attempt; the sender then
+// connects only to the addresses returned here, so a name cannot be re-pointed at a private address
+// between the check and the connection.
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';

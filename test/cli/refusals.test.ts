@@ -1,6 +1,6 @@
-// Refused operator commands (D33): each exits non-zero and prints exactly one JSON object,
-// `{"error": "..."}`, on stdout, and changes nothing. The CLI runs as a real child process
-// against a running service.
+// Refused operator commands (D33 in docs/decisions.md): each exits non-zero and prints exactly one
+// JSON object, `{"error": "..."}`, on stdout, and changes nothing. The CLI runs as a real child
+// process against a running service.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAccountVia, oneJson, runCli, serviceOnOwnStore } from '../support/cli.js';
 

@@ -1,7 +1,7 @@
-// D33: while the service runs on an embedded (PGlite) data directory, operator commands go through
-// its internal endpoint (found in DATA_DIR/service.json with DATA_DIR/operator-token) and take
-// effect in the running service at once; the service stops cleanly on SIGTERM; with no service
-// running, the CLI opens the database itself.
+// D33 (docs/decisions.md): while the service runs on an embedded (PGlite) data directory, operator
+// commands go through its internal endpoint (found in DATA_DIR/service.json with
+// DATA_DIR/operator-token) and take effect in the running service at once; the service stops
+// cleanly on SIGTERM; with no service running, the CLI opens the database itself.
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

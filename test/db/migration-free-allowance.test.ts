@@ -1,5 +1,6 @@
-// Migration 0004 (D35): Free's allowance moves into a count of its own. What each account had used
-// of it is kept, paid periods keep their counts, and `down` puts Free's count back.
+// Migration 0004 (D35 in docs/decisions.md): Free's allowance moves into a count of its own. What
+// each account had used of it is kept, paid periods keep their counts, and `down` puts Free's count
+// back.
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrator } from '../../src/db/migrate.js';

@@ -1,5 +1,6 @@
-// The grant statement (D16, D17, D35): as many units as asked while they last, each count in its
-// own column, and nothing at all once its deadline has passed in the database's clock.
+// The grant statement (D16, D17, D35 in docs/decisions.md): as many units as asked while they last,
+// each count in its own column, and nothing at all once its deadline has passed in the database's
+// clock.
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';

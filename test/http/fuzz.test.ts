@@ -1,8 +1,8 @@
 // Generated raw requests against the real service (a child process, so a crash shows as its exit):
 // request lines, methods, targets with odd bytes, headers and bodies, some malformed on purpose.
-// Every answer must be a 2xx, 3xx or 4xx with X-Request-Id, errors in SPEC 7's envelope, or a closed
-// connection; never a 5xx, never a connection held open; and the service must still answer
-// afterwards, with no error in its log. A quarter as many go to the internal listener, where
+// Every answer must be a 2xx, 3xx or 4xx with X-Request-Id, errors in the envelope of docs/api.md
+// §7, or a closed connection; never a 5xx, never a connection held open; and the service must still
+// answer afterwards, with no error in its log. A quarter as many go to the internal listener, where
 // no answer may be a 5xx. The requests come from a seeded generator (fast-check):
 // FUZZ_SEED=<n> repeats a run, FUZZ_RUNS=<n> changes its size, and a failure names its seed and the
 // requests that failed.

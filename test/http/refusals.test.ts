@@ -1,7 +1,7 @@
-// Requests that once stopped the process or came back outside SPEC 7's envelope, each against the
-// real service as a child process (a crash shows as its exit), over raw sockets. The service runs
-// with short time limits (set through its configuration) so that the slow-client cases take well
-// under a second.
+// Requests that once stopped the process or came back outside the envelope of docs/api.md §7, each
+// against the real service as a child process (a crash shows as its exit), over raw sockets. The
+// service runs with short time limits (set through its configuration) so that the slow-client cases
+// take well under a second.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { accountWithKeyVia, importFixtureVia, serviceOnOwnStore } from '../support/cli.js';
 import { exchange, expectEnvelope, parseResponses } from '../support/raw-http.js';

@@ -1,6 +1,6 @@
-// D18: identifiers are 56 characters drawn uniformly from [A-Za-z0-9]. A light statistical check
-// over a few thousand of them: every character of the alphabet appears, none far more or far
-// less often than expected, and no position is stuck.
+// D18 (docs/decisions.md): identifiers are 56 characters drawn uniformly from [A-Za-z0-9]. A light
+// statistical check over a few thousand of them: every character of the alphabet appears, none far
+// more or far less often than expected, and no position is stuck.
 import { describe, expect, it } from 'vitest';
 import { IDENTIFIER_LENGTH, generateIdentifier } from '../../src/domain/api-key.js';
 

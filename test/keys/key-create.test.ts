@@ -1,6 +1,6 @@
 // `cli key create` (a real child process, through the running service): the key is
-// `<suburb>_<56 alphanumerics>` (SPEC 2.10, D18), shown once; the store keeps only its SHA-256
-// hash, its prefix and its last four characters.
+// `<suburb>_<56 alphanumerics>` (docs/api.md §2.10, D18 in docs/decisions.md), shown once; the
+// store keeps only its SHA-256 hash, its prefix and its last four characters.
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
-// SPEC 3, 5.6 and 8: how many keys each plan holds. On Free and Starter `cli key create` replaces
-// the account's key: the old one is refused at once (401 invalid_api_key from the running
+// docs/api.md §3, §5.6 and §8: how many keys each plan holds. On Free and Starter `cli key create`
+// replaces the account's key: the old one is refused at once (401 invalid_api_key from the running
 // service), the new one works. Professional holds up to 5 active keys: `cli key create` beyond
 // that is refused (exit 1, one {"error"} naming the limit) and changes nothing; each key is revoked
 // on its own, and a revoked key frees a place. Business and Enterprise hold 10 and 20.

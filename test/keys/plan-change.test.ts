@@ -1,6 +1,6 @@
-// SPEC 8 rule 1 and D17: `cli account plan` applies at once in the running service and the
-// account's existing keys keep working; the key rules and the history window (D13) follow the new
-// plan.
+// docs/api.md §8 rule 1 and D17 (docs/decisions.md): `cli account plan` applies at once in the
+// running service and the account's existing keys keep working; the key rules and the history
+// window (D13) follow the new plan.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { accountWithKeyVia, createKeyVia, importFixtureVia, runCli, serviceOnOwnStore, succeeded, whileKeyInUse } from '../support/cli.js';
 

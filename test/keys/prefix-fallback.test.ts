@@ -1,6 +1,6 @@
-// D18: when the suburb names run out, a key's prefix is a suburb with a digit suffix, still never
-// used by another key. firstFreeVariant picks the suffix; the service falls back to it once random
-// suburbs keep colliding (here: every suburb is already taken).
+// D18 (docs/decisions.md): when the suburb names run out, a key's prefix is a suburb with a digit
+// suffix, still never used by another key. firstFreeVariant picks the suffix; the service falls
+// back to it once random suburbs keep colliding (here: every suburb is already taken).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstFreeVariant, keyPrefix, suburbNames } from '../../src/domain/api-key.js';
 import { startTestApp, type TestApp } from '../support/app.js';

@@ -1,6 +1,6 @@
-// D18: a key's prefix is never used by another key, revoked ones included. Many keys are issued
-// through the real app's internal endpoint, the operation `cli key create` runs (a Free account,
-// so each new key revokes the one before it).
+// D18 (docs/decisions.md): a key's prefix is never used by another key, revoked ones included. Many
+// keys are issued through the real app's internal endpoint, the operation `cli key create` runs (a
+// Free account, so each new key revokes the one before it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { suburbNames } from '../../src/domain/api-key.js';
 import { startTestApp, type TestApp } from '../support/app.js';

@@ -1,5 +1,5 @@
-// Unit tests of src/domain/billing.ts (D17): the period containing `now` for a billing day, in UTC,
-// a billing day past the month's end falling back to the month's last day.
+// Unit tests of src/domain/billing.ts (D17 in docs/decisions.md): the period containing `now` for a
+// billing day, in UTC, a billing day past the month's end falling back to the month's last day.
 import { describe, expect, it } from 'vitest';
 import { billingPeriod } from '../../src/domain/billing.js';
 

@@ -1,5 +1,6 @@
-// SPEC 8 rule 1, D17: a paid quota resets on the account's billing day at 00:00 UTC (a billing day
-// past the month's end falls back to the month's last day), driven by the injected clock.
+// docs/api.md §8 rule 1, D17 (docs/decisions.md): a paid quota resets on the account's billing day
+// at 00:00 UTC (a billing day past the month's end falls back to the month's last day), driven by
+// the injected clock.
 import { describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';

@@ -1,4 +1,5 @@
-// Unit tests of src/rest/client-address.ts (D19, D20): TRUST_PROXY parsing and who the client is.
+// Unit tests of src/rest/client-address.ts (D19, D20 in docs/decisions.md): TRUST_PROXY parsing and
+// who the client is.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config.js';
 import { identifyPeer, parseTrustedProxies } from '../../src/rest/client-address.js';

@@ -1,7 +1,7 @@
-// D19: who "the client" of keyless /convert is. The socket address (IPv6 grouped by /64, an
-// IPv4-mapped address being the IPv4 client), or, through a configured trusted proxy, the nearest
-// forwarded address that is not a trusted proxy. Only successful keyless requests count; 20
-// simultaneous requests from one client give exactly 3 successes.
+// D19 (docs/decisions.md): who "the client" of keyless /convert is. The socket address (IPv6
+// grouped by /64, an IPv4-mapped address being the IPv4 client), or, through a configured trusted
+// proxy, the nearest forwarded address that is not a trusted proxy. Only successful keyless
+// requests count; 20 simultaneous requests from one client give exactly 3 successes.
 import { describe, expect, it } from 'vitest';
 import type { RequestOptions } from '../support/app.js';
 import { expectError } from '../support/expect.js';

@@ -1,6 +1,6 @@
-// SPEC 8 rules 2 and 5, SPEC 7, D19: keyless /convert allows 3 requests per client in a fixed
-// 3600 s window that opens at the client's first counted request; the 4th is 429 "Rate limit
-// exceeded. Try again in N seconds." with Retry-After N, Limit, Remaining 0 and Reset.
+// docs/api.md §8 rules 2 and 5, §7, D19 (docs/decisions.md): keyless /convert allows 3 requests per
+// client in a fixed 3600 s window that opens at the client's first counted request; the 4th is 429
+// "Rate limit exceeded. Try again in N seconds." with Retry-After N, Limit, Remaining 0 and Reset.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RequestOptions } from '../support/app.js';
 import { expectError } from '../support/expect.js';

@@ -1,6 +1,7 @@
-// D20 over a real socket: the service (`node --import tsx src/main.ts`) without TLS answers plain
-// HTTP from loopback; with loopback configured as a trusted proxy, X-Forwarded-Proto decides, which
-// shows that the socket address @whatwg-node/server hands to the app is the one the rule uses.
+// D20 (docs/decisions.md) over a real socket: the service (`node --import tsx src/main.ts`) without
+// TLS answers plain HTTP from loopback; with loopback configured as a trusted proxy,
+// X-Forwarded-Proto decides, which shows that the socket address @whatwg-node/server hands to the
+// app is the one the rule uses.
 // (Tests send traffic to loopback only; other peers are covered in process, in https-required.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCliStore, startService, type CliStore, type RunningService } from '../support/cli.js';

@@ -1,6 +1,7 @@
-// SPEC 5 rule 4, D20: plain HTTP from any address but this machine is 403 `https_required` on every
-// endpoint; a TLS socket, or a trusted proxy saying `X-Forwarded-Proto: https`, is accepted. The
-// peer is the socket address @whatwg-node/server passes in the server context.
+// docs/api.md §5 rule 4, D20 (docs/decisions.md): plain HTTP from any address but this machine is
+// 403 `https_required` on every endpoint; a TLS socket, or a trusted proxy saying
+// `X-Forwarded-Proto: https`, is accepted. The peer is the socket address @whatwg-node/server
+// passes in the server context.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RequestOptions } from '../support/app.js';
 import { UUID, expectError } from '../support/expect.js';

@@ -1,6 +1,7 @@
-// SPEC 7, SPEC 8 rule 1, D11, D12, D16, D17: a used-up monthly quota is 429 `rate_limit_exceeded`
-// stating the quota and that it resets on the next billing cycle, with Retry-After to the reset;
-// 429 comes after every other check; Free's 300 is one-time and never resets.
+// docs/api.md §7, §8 rule 1, D11, D12, D16, D17 (docs/decisions.md): a used-up monthly quota is 429
+// `rate_limit_exceeded` stating the quota and that it resets on the next billing cycle, with
+// Retry-After to the reset; 429 comes after every other check; Free's 300 is one-time and never
+// resets.
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';

@@ -1,6 +1,7 @@
-// SPEC 8 rules 1, 3, 4 and D17, D24, D25: every successful keyed data response carries the monthly
-// quota headers and takes one unit (304 and HEAD included); `/`, `/status`, `/symbols`, OPTIONS and
-// failed requests (400, 401, 403, 404, 405) carry none of them and take nothing.
+// docs/api.md §8 rules 1, 3, 4 and D17, D24, D25 (docs/decisions.md): every successful keyed data
+// response carries the monthly quota headers and takes one unit (304 and HEAD included); `/`,
+// `/status`, `/symbols`, OPTIONS and failed requests (400, 401, 403, 404, 405) carry none of them
+// and take nothing.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';

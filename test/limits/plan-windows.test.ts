@@ -1,6 +1,6 @@
-// D13, SPEC 4.1 and 8: each plan's history and time-series window is a 403 `plan_restricted` whose
-// info names the plan's window and a plan that allows the request; D11 puts 400 before 403 and 403
-// before 404. "Today" is the Sydney date of the injected clock (D6).
+// D13 (docs/decisions.md), docs/api.md §4.1 and §8: each plan's history and time-series window is a
+// 403 `plan_restricted` whose info names the plan's window and a plan that allows the request; D11
+// puts 400 before 403 and 403 before 404. "Today" is the Sydney date of the injected clock (D6).
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/db/database.js';
 import { expectError } from '../support/expect.js';

@@ -1,6 +1,7 @@
-// D17, D35, SPEC 8 rule 1: the quota belongs to the account. All its keys share one count, and a
-// plan change (operator `setAccountPlan`) applies the new limit at once: between paid plans the
-// period's count carries over; Free's one-time allowance has a count of its own.
+// D17, D35 (docs/decisions.md), docs/api.md §8 rule 1: the quota belongs to the account. All its
+// keys share one count, and a plan change (operator `setAccountPlan`) applies the new limit at
+// once: between paid plans the period's count carries over; Free's one-time allowance has a count
+// of its own.
 import { describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';

@@ -1,6 +1,7 @@
-// D17: the monthly count is exact under concurrency: with M units left, N simultaneous requests
-// give exactly M successes, each seeing a different Remaining, and the stored count ends at the
-// limit. Also across two app instances on one database (as two processes would be).
+// D17 (docs/decisions.md): the monthly count is exact under concurrency: with M units left, N
+// simultaneous requests give exactly M successes, each seeing a different Remaining, and the stored
+// count ends at the limit. Also across two app instances on one database (as two processes would
+// be).
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';

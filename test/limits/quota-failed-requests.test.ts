@@ -1,5 +1,6 @@
-// D17 counts successful keyed requests only. The unit is granted last, once the answer is ready
-// (D11 puts 429 last), so a request whose execution fails takes no unit: there is none to give back.
+// D17 (docs/decisions.md) counts successful keyed requests only. The unit is granted last, once the
+// answer is ready (D11 puts 429 last), so a request whose execution fails takes no unit: there is
+// none to give back.
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect.js';

@@ -74,7 +74,7 @@ export async function stored(t: TestApp, email: string): Promise<{ used: number;
   return { used: row.plan === 'free' ? row.freeUsed : row.monthlyUsed, period: row.period, billingDay: row.billingDay };
 }
 
-/** Both counts on the account row: Free's one-time allowance and the paid period's (D35). */
+/** Both counts on the account row: Free's one-time allowance and the paid period's (D35 in docs/decisions.md). */
 export async function storedCounts(
   t: TestApp,
   email: string,

@@ -1,7 +1,7 @@
-// D20 end to end: the real service (`node --import tsx src/main.ts`) serving TLS itself from
-// TLS_CERT_FILE / TLS_KEY_FILE, with a self-signed certificate from test/support/certificate.ts (the `openssl` binary);
-// and a configuration with only one of the two files stopping the service with exit code 2 and a
-// message.
+// D20 (docs/decisions.md) end to end: the real service (`node --import tsx src/main.ts`) serving
+// TLS itself from TLS_CERT_FILE / TLS_KEY_FILE, with a self-signed certificate from test/support/certificate.ts (the
+// `openssl` binary); and a configuration with only one of the two files stopping the service with
+// exit code 2 and a message.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,6 @@
 // A delivery in flight when its process dies is sent again by another process once its lease runs
-// out, with the same delivery id (D28): a real service killed mid-attempt, a second one taking over.
+// out, with the same delivery id (D28 in docs/decisions.md): a real service killed mid-attempt, a
+// second one taking over.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,5 @@
-// Bearer API keys on the data endpoints (SPEC 5, D11, D12, D18) and the order of checks.
+// Bearer API keys on the data endpoints (docs/api.md §5, D11, D12, D18 in docs/decisions.md) and
+// the order of checks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';
@@ -92,7 +93,7 @@ describe('revoked keys', () => {
     expectError(await t.json('/convert?from=USD&to=EUR&amount=1', { key }), 401, 'invalid_api_key');
   });
 
-  it('on a single-key plan a new key replaces the old one, which stops working (SPEC 3)', async () => {
+  it('on a single-key plan a new key replaces the old one, which stops working (docs/api.md §3)', async () => {
     const email = `starter-${Date.now()}@example.test`;
     const first = await t.createKey('starter', email);
     expect((await t.json('/latest', { key: first })).status).toBe(200);

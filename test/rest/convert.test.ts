@@ -1,6 +1,7 @@
-// GET /convert (SPEC 2.5, conversion rules, D9, D14, D15). Every expected number here was worked
-// out by hand with decimal arithmetic: rate = rates[to] / rates[from] (AUD = 1), result = amount ×
-// the unrounded rate rounded half away from zero to 4 dp, info.rate rounded the same way to 6 dp.
+// GET /convert (docs/api.md §2.5, conversion rules, D9, D14, D15 in docs/decisions.md). Every
+// expected number here was worked out by hand with decimal arithmetic: rate = rates[to] /
+// rates[from] (AUD = 1), result = amount × the unrounded rate rounded half away from zero to 4 dp,
+// info.rate rounded the same way to 6 dp.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { expectError, unixOf } from '../support/expect.js';

@@ -1,5 +1,5 @@
-// HTTP behaviour shared by every data endpoint: methods (SPEC 4, D25), HEAD, OPTIONS and CORS (D25),
-// X-Request-Id (D21), ETag / If-None-Match and Cache-Control (D24).
+// HTTP behaviour shared by every data endpoint: methods (docs/api.md §4, D25 in docs/decisions.md),
+// HEAD, OPTIONS and CORS (D25), X-Request-Id (D21), ETag / If-None-Match and Cache-Control (D24).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { UUID, expectError } from '../support/expect.js';

@@ -1,4 +1,4 @@
-// GET /latest and /latest/{currency} (SPEC 2.4, D2–D5, D10).
+// GET /latest and /latest/{currency} (docs/api.md §2.4, D2–D5, D10 in docs/decisions.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { expectError, unixOf } from '../support/expect.js';

@@ -16,7 +16,7 @@ const FIRST = '2018-01-01';
 const LAST = '2026-05-11';
 const REQUESTS_PER_ROUND = 1_500;
 const CONVERTIBLE = ['AUD', ...PUBLISHED_CODES.filter((code) => code !== 'TWI')];
-// ROUND_HALF_UP in decimal.js rounds ties away from zero (D15)
+// ROUND_HALF_UP in decimal.js rounds ties away from zero (D15 in docs/decisions.md)
 const Exact = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_UP });
 
 /** The body with every JSON number kept as its exact text, so digits are compared, not floats. */
@@ -48,7 +48,7 @@ describe('every rate answer from memory equals the one computed from the databas
     return new Map((await query.execute()).map((r) => [r.code, r.value]));
   };
 
-  /** The rates object as SPEC shows it, in the order of `codes` (all published codes when none). */
+  /** The rates object as the API shows it (docs/api.md §2.3), in the order of `codes` (all published codes when none). */
   const ratesObject = (values: Map<string, string>, codes: readonly string[] = PUBLISHED_CODES) => {
     const rates: Record<string, string> = {};
     for (const code of codes) {

@@ -1,4 +1,5 @@
-// GET /{date} and /{date}/{currency} (SPEC 2.4, D3, D7, D14): exactly that date, or 404.
+// GET /{date} and /{date}/{currency} (docs/api.md §2.4, D3, D7, D14 in docs/decisions.md): exactly
+// that date, or 404.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isBusinessDay } from '../../src/domain/calendar.js';
 import { startTestApp, type TestApp } from '../support/app.js';

@@ -1,5 +1,6 @@
-// The public endpoints: `/` (SPEC 2.9), `/symbols` (SPEC 2.7, D1) and the plain shape of `/status`
-// (SPEC 2.8; freshness itself is in status.test.ts). None needs a key.
+// The public endpoints: `/` (docs/api.md §2.9), `/symbols` (§2.7, D1 in docs/decisions.md) and the
+// plain shape of `/status` (docs/api.md §2.8; freshness itself is in status.test.ts). None needs a
+// key.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
@@ -57,10 +58,10 @@ describe('GET /symbols', () => {
     TWI: { name: 'Trade-weighted Index (May 1970 = 100)', symbol: 'TWI', country: 'Australia' },
     SDR: { name: 'Special Drawing Right', symbol: 'XDR', country: 'International Monetary Fund' },
   };
-  // SPEC 2.1, in its order.
+  // docs/api.md §2.1, in its order.
   const CODES = 'AUD, USD, EUR, GBP, JPY, CNY, KRW, INR, SGD, NZD, THB, MYR, IDR, VND, HKD, PHP, CAD, CHF, TWD, TWI, SDR'.split(', ');
 
-  it('lists the 21 codes of SPEC 2.1 with name, symbol and country, count 21, base AUD and the D1 note', async () => {
+  it('lists the 21 codes of docs/api.md §2.1 with name, symbol and country, count 21, base AUD and the D1 note', async () => {
     const { status, body } = await t.json('/symbols');
     expect(status).toBe(200);
     expect(body).toEqual({ success: true, symbols: SYMBOLS, count: 21, base: 'AUD', note: expect.any(String) });
@@ -97,7 +98,7 @@ describe('GET /symbols', () => {
 });
 
 describe('GET /status', () => {
-  it('has exactly the fields of SPEC 2.8 and needs no key', async () => {
+  it('has exactly the fields of docs/api.md §2.8 and needs no key', async () => {
     const { status, body } = await t.json('/status');
     expect(status).toBe(200);
     expect(Object.keys(body).sort()).toEqual(['last_update', 'next_update_expected', 'stale', 'status']);

@@ -1,7 +1,7 @@
-// /status and the stale headers (SPEC 2.8, D22, D23) with the injected clock. `due` is the first
-// publication slot (business day, 16:00 Sydney) after the newest stored date; stale is more than
-// 2 hours past it. Sydney is AEDT (UTC+11, 16:00 = 05:00Z) in summer and AEST (UTC+10, 16:00 =
-// 06:00Z) in winter.
+// /status and the stale headers (docs/api.md §2.8, D22, D23 in docs/decisions.md) with the injected
+// clock. `due` is the first publication slot (business day, 16:00 Sydney) after the newest stored
+// date; stale is more than 2 hours past it. Sydney is AEDT (UTC+11, 16:00 = 05:00Z) in summer and
+// AEST (UTC+10, 16:00 = 06:00Z) in winter.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isBusinessDay } from '../../src/domain/calendar.js';
 import { startTestApp, type TestApp } from '../support/app.js';

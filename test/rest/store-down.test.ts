@@ -1,6 +1,6 @@
-// D22: when the store does not answer, /status is 503 `degraded`. Rates are held in memory, but a
-// keyed request must count its unit in the store and a keyless conversion its hourly limit, so
-// both are 503 `service_unavailable`, never a 500 (and no answer goes out uncounted).
+// D22 (docs/decisions.md): when the store does not answer, /status is 503 `degraded`. Rates are
+// held in memory, but a keyed request must count its unit in the store and a keyless conversion
+// its hourly limit, so both are 503 `service_unavailable`, never a 500 (no answer goes out uncounted).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';

@@ -1,4 +1,5 @@
-// GET /timeseries (SPEC 2.6, D8, D13): the business days in the range that have data.
+// GET /timeseries (docs/api.md §2.6, D8, D13 in docs/decisions.md): the business days in the range
+// that have data.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isBusinessDay } from '../../src/domain/calendar.js';
 import { startTestApp, type TestApp } from '../support/app.js';

@@ -1,8 +1,9 @@
 // Text that cannot be stored exactly (NUL, bytes that are not UTF-8, lone surrogates) is refused
-// with 400 and SPEC 7's envelope before any database work, wherever it comes in: body fields,
-// query parameters, path segments, header values and the internal GraphQL endpoint. Requests go
-// over real sockets to the service's listeners and handlers, byte for byte as written here; the
-// store is counted before and after each refusal. Valid text outside ASCII is stored and read back exactly.
+// with 400 and the envelope of docs/api.md §7 before any database work, wherever it comes in: body
+// fields, query parameters, path segments, header values and the internal GraphQL endpoint.
+// Requests go over real sockets to the service's listeners and handlers, byte for byte as written
+// here; the store is counted before and after each refusal. Valid text outside ASCII is stored and read
+// back exactly.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';

@@ -1,4 +1,5 @@
-// Assertions shared by the REST tests: SPEC 7's error envelope and a few header shapes.
+// Assertions shared by the REST tests: the error envelope of docs/api.md §7 and a few header
+// shapes.
 import { expect } from 'vitest';
 
 export interface JsonResponse {
@@ -8,7 +9,7 @@ export interface JsonResponse {
 }
 
 /**
- * SPEC 7: `{success: false, error: {code: <status>, type, info}}` and nothing else, with a
+ * docs/api.md §7: `{success: false, error: {code: <status>, type, info}}` and nothing else, with a
  * human-readable info; `info` narrows it (exact text, or a pattern it must match).
  */
 export function expectError(res: JsonResponse, status: number, type: string, info?: string | RegExp): void {
@@ -30,5 +31,5 @@ export function expectInstant(actual: unknown, expected: string): void {
   expect(new Date(actual as string).toISOString()).toBe(new Date(expected).toISOString());
 }
 
-/** Unix time of 00:00 UTC on a date (D5). */
+/** Unix time of 00:00 UTC on a date (D5 in docs/decisions.md). */
 export const unixOf = (date: string): number => Date.parse(`${date}T00:00:00Z`) / 1000;

@@ -1,5 +1,6 @@
 // Deterministic synthetic RBA tables for tests that need more data than the fixtures hold: any
-// range of business days, with the precision the RBA publishes (D2), optional gaps per currency.
+// range of business days, with the precision the RBA publishes (D2 in docs/decisions.md), optional
+// gaps per currency.
 // Dates come from src/domain/calendar.ts so that "business day" means what the service means.
 import { addDays, daysBetween, isBusinessDay } from '../../src/domain/calendar.js';
 import { PUBLISHED_CODES, type PublishedCode, type RbaDay, type RbaTable } from '../../src/rba/index.js';

@@ -155,7 +155,7 @@ function readChunked(received: string, start: number): { body: string; end: numb
   }
 }
 
-/** SPEC 7's envelope with the response's own status, and an X-Request-Id. */
+/** The envelope of docs/api.md §7 with the response's own status, and an X-Request-Id. */
 export function expectEnvelope(response: RawResponse | undefined, status: number, type?: string): void {
   expect(response, `a ${status} response`).toBeDefined();
   const label = `${response!.status} ${response!.body}`;

@@ -1,6 +1,7 @@
-// D28: only a 2xx in time acknowledges a delivery. A receiver that hangs (timeout, 500 ms in tests),
-// drops the connection, or redirects (never followed) has failed the attempt. Test deliveries
-// (POST /api/webhook-subscriptions/{id}/test) change neither failureCount nor lastSuccessAt.
+// D28 (docs/decisions.md): only a 2xx in time acknowledges a delivery. A receiver that hangs
+// (timeout, 500 ms in tests), drops the connection, or redirects (never followed) has failed the
+// attempt. Test deliveries (POST /api/webhook-subscriptions/{id}/test) change neither failureCount
+// nor lastSuccessAt.
 import { describe, expect, it } from 'vitest';
 import type { RbaDay } from '../../src/rba/index.js';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';

@@ -1,7 +1,8 @@
-// D28: attempts at 0, 1 min, 5 min, 30 min, 2 h and 6 h after the delivery was recorded, then the
-// delivery has failed; failureCount counts consecutive failed attempts on the subscription, a
-// success resets it and sets lastSuccessAt; at 10 the subscription is deactivated and its pending
-// deliveries are abandoned unsent; PATCH {isActive: true} reactivates it with the count at 0.
+// D28 (docs/decisions.md): attempts at 0, 1 min, 5 min, 30 min, 2 h and 6 h after the delivery was
+// recorded, then the delivery has failed; failureCount counts consecutive failed attempts on the
+// subscription, a success resets it and sets lastSuccessAt; at 10 the subscription is deactivated
+// and its pending deliveries are abandoned unsent; PATCH {isActive: true} reactivates it with the
+// count at 0.
 // The clock is the test's; runDue is called by hand after each move.
 import { describe, expect, it } from 'vitest';
 import type { RbaDay } from '../../src/rba/index.js';

@@ -1,6 +1,6 @@
-// D27: a `rates.published` delivery is a signed POST to the subscription's URL with the new day's
-// rates, limited to the subscription's currencies. Sent by the delivery worker (runDue) to a real
-// HTTPS receiver on 127.0.0.1; the clock is the test's.
+// D27 (docs/decisions.md): a `rates.published` delivery is a signed POST to the subscription's URL
+// with the new day's rates, limited to the subscription's currencies. Sent by the delivery worker
+// (runDue) to a real HTTPS receiver on 127.0.0.1; the clock is the test's.
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RbaTable } from '../../src/rba/index.js';

@@ -1,7 +1,8 @@
 // A claimed delivery belongs to its process until the lease runs out; a process that died holding
-// it is taken over afterwards, with the same delivery id. And D30: the target is resolved again at
-// every attempt, so a name that pointed at a public address at creation and at 127.0.0.1 later is
-// refused at delivery time (private targets not allowed here): nothing leaves this machine.
+// it is taken over afterwards, with the same delivery id. And D30 (docs/decisions.md): the target
+// is resolved again at every attempt, so a name that pointed at a public address at creation and at
+// 127.0.0.1 later is refused at delivery time (private targets not allowed here): nothing leaves
+// this machine.
 import { describe, expect, it } from 'vitest';
 import { claimDueDeliveries } from '../../src/db/webhooks.js';
 import { PLANS_WITH_WEBHOOKS } from '../../src/domain/plans.js';

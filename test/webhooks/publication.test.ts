@@ -1,7 +1,8 @@
-// D29: a batch that brings a day newer than every stored day is a publication, and the same
-// transaction that stores it records one `rates.published` delivery per active subscription of an
-// active account on a plan with webhooks (Professional, Business, Enterprise). A backfill, a
-// correction or the same batch again publishes nothing; a failure stores neither rates nor deliveries.
+// D29 (docs/decisions.md): a batch that brings a day newer than every stored day is a publication,
+// and the same transaction that stores it records one `rates.published` delivery per active
+// subscription of an active account on a plan with webhooks (Professional, Business, Enterprise). A
+// backfill, a correction or the same batch again publishes nothing; a failure stores neither rates nor
+// deliveries.
 // Nothing is sent here: the delivery worker is never run.
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,6 @@
-// One delivery attempt (D27, D28, D30) against a real HTTPS receiver on 127.0.0.1. Names reach it
-// through an injected resolver; private targets need allowPrivate (D34), as in tests of the service.
+// One delivery attempt (D27, D28, D30 in docs/decisions.md) against a real HTTPS receiver on
+// 127.0.0.1. Names reach it through an injected resolver; private targets need allowPrivate (D34),
+// as in tests of the service.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createWebhookSender, type SenderOptions, type WebhookRequest } from '../../src/webhooks/send.js';
 import { resolveWebhookTarget, type Resolver } from '../../src/webhooks/target.js';

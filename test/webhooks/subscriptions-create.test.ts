@@ -1,6 +1,7 @@
-// POST /api/webhook-subscriptions (SPEC 2.11, 4.2; D26): what a valid creation answers and stores,
-// and the plans' subscription counts (SPEC 8): none on Free and Starter, 3 / 10 / 50 above, inactive
-// ones included, exact under concurrent creations, following a plan change at once.
+// POST /api/webhook-subscriptions (docs/api.md §2.11, §4.2; D26 in docs/decisions.md): what a valid
+// creation answers and stores, and the plans' subscription counts (docs/api.md §8): none on Free and
+// Starter, 3 / 10 / 50 above, inactive ones included, exact under concurrent creations, following a
+// plan change at once.
 // Host names reach an injected resolver only: nothing here looks up a real name.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -291,7 +292,7 @@ describe('plans without webhooks: Free and Starter', () => {
   });
 });
 
-describe("each plan's subscription count (SPEC 8)", () => {
+describe("each plan's subscription count (docs/api.md §8)", () => {
   it.each([
     ['professional', 3],
     ['business', 10],

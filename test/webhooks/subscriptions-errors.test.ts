@@ -1,6 +1,7 @@
-// Refusals on the webhook subscription endpoints (SPEC 4.2, 5, 7; D11, D12, D26): methods (405 with
-// Allow), keys (401 invalid_api_key even when none is sent, account_suspended), the create body and
-// its url, currencies and description (400), plans (403), and the order between them:
+// Refusals on the webhook subscription endpoints (docs/api.md §4.2, §5, §7; D11, D12, D26 in
+// docs/decisions.md): methods (405 with Allow), keys (401 invalid_api_key even when none is sent,
+// account_suspended), the create body and its url, currencies and description (400), plans (403),
+// and the order between them:
 // 405 → 401 → 400 → 403 → 404.
 // Host names reach an injected resolver only: nothing here looks up a real name.
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -502,7 +503,7 @@ describe('plans (403) and the order of checks (D11)', () => {
     expectError(await post(key, VALID), 403, 'subscription_limit_reached');
   });
 
-  it('every error uses the SPEC 7 envelope and is not cacheable', async () => {
+  it('every error uses the envelope of docs/api.md §7 and is not cacheable', async () => {
     const { key } = await account();
     const res = await post(key, { url: 'http://hooks.example.com/' });
     expectError(res, 400, 'bad_request');

@@ -1,6 +1,7 @@
-// Managing subscriptions (SPEC 3 Subscription activity, 4.2; D26, D28): GET lists the caller's own
-// without the secret, DELETE removes one, PATCH {isActive} deactivates or reactivates one. An
-// unknown id and another account's id answer the same 404.
+// Managing subscriptions (docs/api.md §3 on subscription activity, §4.2; D26, D28 in
+// docs/decisions.md): GET lists the caller's own without the secret, DELETE removes one, PATCH
+// {isActive} deactivates or reactivates one. An unknown id and another account's id answer the same
+// 404.
 // Host names reach an injected resolver only: nothing here looks up a real name.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,7 +85,7 @@ describe('GET /api/webhook-subscriptions', () => {
     expect(res.body).toEqual({ success: true, subscriptions: [], limit });
   });
 
-  it('lists the list fields of SPEC 2.11 and nothing else', async () => {
+  it('lists the list fields of docs/api.md §2.11 and nothing else', async () => {
     const { key } = await account();
     const created = await subscribe(key, { currencies: ['usd', 'NZD'], description: 'ops' });
     const res = await list(key);

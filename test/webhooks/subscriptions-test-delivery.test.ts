@@ -1,6 +1,7 @@
-// POST /api/webhook-subscriptions/{id}/test (SPEC 4.2 rule 4, SPEC 6; D27, D28, D34): one signed
-// rates.test delivery, sent at once to a real HTTPS receiver on 127.0.0.1, answered with
-// {success, responseStatus, message}; it changes neither failureCount nor lastSuccessAt.
+// POST /api/webhook-subscriptions/{id}/test (docs/api.md §4.2 rule 4, §6; D27, D28, D34 in
+// docs/decisions.md): one signed rates.test delivery, sent at once to a real HTTPS receiver on
+// 127.0.0.1, answered with {success, responseStatus, message}; it changes neither failureCount nor
+// lastSuccessAt.
 // WEBHOOK_ALLOW_PRIVATE_TARGETS lets the service reach the loopback receiver; https stays required.
 // The one host name used (receiver.test) reaches an injected resolver: no real name is looked up.
 import { randomBytes, randomUUID } from 'node:crypto';

@@ -1,5 +1,6 @@
-// Where a webhook may point (D26, D30, D34): the URL rules, the address classification and the
-// resolution of a name, always through an injected resolver (nothing here leaves this machine).
+// Where a webhook may point (D26, D30, D34 in docs/decisions.md): the URL rules, the address
+// classification and the resolution of a name, always through an injected resolver (nothing here
+// leaves this machine).
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../src/errors.js';
 import { isPublicAddress, parseWebhookUrl, resolveWebhookTarget, type Resolver, type TargetPolicy } from '../../src/webhooks/target.js';

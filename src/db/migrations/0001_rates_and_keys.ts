@@ -25,7 +25,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('publication_id', 'integer', (c) => c.notNull().references('publications.id'))
     .addPrimaryKeyConstraint('rates_pkey', ['date', 'code'])
     .execute();
-  // "Newest day on which code X has a rate" (D10) and dated conversions (D9) walk this index.
+  // "Newest day on which code X has a rate" (D10 in docs/decisions.md) and dated conversions (D9)
+  // walk this index.
   await db.schema.createIndex('rates_code_date_idx').on('rates').columns(['code', 'date']).execute();
 
   await db.schema

@@ -4,7 +4,8 @@ import { sql, type Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .alterTable('accounts')
-    // The day of month the quota resets (D17): the sign-up day unless the operator sets another.
+    // The day of month the quota resets (D17 in docs/decisions.md): the sign-up day unless the
+    // operator sets another.
     .addColumn('billing_day', 'smallint', (c) => c.notNull().defaultTo(sql`extract(day from now())`).check(sql`billing_day between 1 and 31`))
     // The period the count belongs to; a request in a later period starts the count again.
     .addColumn('quota_period', 'date', (c) => c.notNull().defaultTo('1970-01-01'))

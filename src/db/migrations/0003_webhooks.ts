@@ -4,7 +4,7 @@ import { sql, type Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('webhook_subscriptions')
-    .addColumn('id', 'text', (c) => c.primaryKey()) // 32 lower-case hex (D26)
+    .addColumn('id', 'text', (c) => c.primaryKey()) // 32 lower-case hex (D26 in docs/decisions.md)
     .addColumn('account_id', 'uuid', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
     .addColumn('url', 'text', (c) => c.notNull())
     // null: every code, now and later (D26)

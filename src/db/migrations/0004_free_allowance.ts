@@ -1,7 +1,7 @@
 // Frozen: never edit a migration that has shipped; add a new one.
-// Free's 300 requests are a one-time allowance with a count of its own (D35), apart from the paid
-// plans' monthly count: moving to a paid plan starts its first period at 0, and moving back to Free
-// continues the allowance where it stood.
+// Free's 300 requests are a one-time allowance with a count of its own (D35 in docs/decisions.md),
+// apart from the paid plans' monthly count: moving to a paid plan starts its first period at 0, and
+// moving back to Free continues the allowance where it stood.
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
