@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { localChangeFeed, type ChangeFeed } from './db/change-feed.js';
 import type { Database } from './db/database.js';
 import { createInternalApp } from './internal/app.js';
+import { ServiceMetrics, type PoolUse } from './metrics.js';
 import { DeliveryWorker } from './jobs/webhook-deliveries.js';
 import { createRestApp } from './rest/app.js';
 import { KeyAuthenticator } from './rest/auth.js';
@@ -40,6 +41,10 @@ export interface AppDependencies {
   webhookNetwork?: WebhookNetwork;
   /** false turns off the one-second shared answers of identical read requests (the bench measures both) */
   sharedAnswers?: boolean;
+  /** made before the database is opened, to hear its query times; a fresh one otherwise */
+  metrics?: ServiceMetrics;
+  /** the database pool's use, for /metrics (Postgres) */
+  pool?: (() => PoolUse) | null;
 }
 
 const RESOLVE_TIMEOUT_MS = 5_000;
@@ -51,7 +56,7 @@ export function createServices(
   db: Kysely<Database>,
   changes: ChangeFeed,
   config: Config,
-  options: { clock?: () => Date; webhookNetwork?: WebhookNetwork } = {},
+  options: { clock?: () => Date; webhookNetwork?: WebhookNetwork; metrics?: ServiceMetrics } = {},
 ) {
   const keys = new KeyAuthenticator(db);
   const rateHistory = new RateHistoryStore(db);
@@ -78,6 +83,7 @@ export function createServices(
         ...(options.webhookNetwork?.ca ? { ca: options.webhookNetwork.ca } : {}),
       }),
     },
+    metrics: options.metrics ?? new ServiceMetrics(),
   };
   return { services, keys };
 }
@@ -92,7 +98,9 @@ export function buildApp(deps: AppDependencies) {
   const { services, keys } = createServices(deps.db, deps.changes ?? localChangeFeed(), deps.config, {
     ...(deps.clock ? { clock: deps.clock } : {}),
     ...(deps.webhookNetwork ? { webhookNetwork: deps.webhookNetwork } : {}),
+    ...(deps.metrics ? { metrics: deps.metrics } : {}),
   });
+  services.metrics.observeStore(deps.db, services.clock, deps.pool ?? null);
   const usage = new UsageRecorder(deps.db, services.clock, (err) => logger.error({ err }, 'usage flush failed'));
   const limits = new RequestLimits(deps.db, services.clock, {
     // A grant the database reaches later than this may arrive after its request was answered 503,
@@ -110,6 +118,7 @@ export function buildApp(deps: AppDependencies) {
     usage,
     trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY),
     sharedAnswers: deps.sharedAnswers ?? true,
+    metrics: services.metrics,
   });
   const internal = createInternalApp({ schema, services, operatorToken: deps.operatorToken });
   const deliveries = new DeliveryWorker(services, logger, { leaseMs: deps.config.WEBHOOK_LEASE_SECONDS * 1000 });

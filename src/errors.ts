@@ -64,6 +64,10 @@ export class RateLimitExceededError extends DomainError {
     super(message);
   }
 }
+/** An internal (analytics) query cancelled at its statement timeout. */
+export class QueryTimeoutError extends DomainError {
+  readonly code = 'query_timeout';
+}
 /** A request outside the plan's history or time-series window (D13 in docs/decisions.md). */
 export class PlanRestrictedError extends DomainError {
   readonly code = 'plan_restricted';

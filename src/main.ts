@@ -10,6 +10,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { listenerLimitsOf } from './http/limits.js';
 import { refusingInvalidTargets } from './http/request-target.js';
 import { createListener, listen } from './http/server.js';
+import { ServiceMetrics } from './metrics.js';
 import { RBA_LEADER_LOCK, startRbaScheduler } from './jobs/rba-scheduler.js';
 import { findRunningService, keepDataDirPrivate, loadOperatorToken, removeServiceFile, writeServiceFile } from './service-file.js';
 
@@ -21,11 +22,12 @@ async function main(): Promise<void> {
     // PGlite is one process's database: a second service on the same directory would corrupt it.
     throw new ConfigError(`A service (pid ${running.pid}) already uses DATA_DIR ${config.DATA_DIR}; stop it first or use another DATA_DIR`);
   }
-  const { db, target } = await openDatabase(targetFromConfig(config));
+  const metrics = new ServiceMetrics();
+  const { db, target, pool } = await openDatabase(targetFromConfig(config), { log: metrics.databaseLog });
   await migrateToLatest(db);
   const logger = pino({ level: config.LOG_LEVEL });
   const changes = await startChangeFeed(target, (err) => logger.error({ err }, 'change feed'));
-  const app = buildApp({ config, db, changes, logger, operatorToken: loadOperatorToken(config) });
+  const app = buildApp({ config, db, changes, logger, operatorToken: loadOperatorToken(config), metrics, pool });
   // Every rate is served from memory: the whole stored history is read before the first request.
   const history = await app.services.rateHistory.current();
   logger.info({ days: history.days.length, values: history.values, newestDate: history.newestDate }, 'rates loaded into memory');

@@ -1,13 +1,14 @@
 // The operator commands: each turns its arguments into one GraphQL operation and prints one JSON object.
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseRbaFile, RbaFormatError } from '../rba/index.js';
-import { type OperatorClient, OperatorError } from './operator-client.js';
+import { OperationFailed, type OperatorClient, OperatorError } from './operator-client.js';
 import { batchOf } from '../jobs/import-rates.js';
 import { isUrl, readSource } from '../jobs/read-source.js';
 
 export interface CommandArgs {
   positionals: string[];
-  options: { email?: string; plan?: string; prefix?: string };
+  options: { email?: string; plan?: string; prefix?: string; variables?: string };
 }
 
 type Command = (client: OperatorClient, args: CommandArgs) => Promise<object>;
@@ -66,8 +67,38 @@ async function setStatus(client: OperatorClient, args: CommandArgs, status: 'act
   return setAccountStatus;
 }
 
+/** Variables as a JSON object, or none. */
+function parseVariables(text: string | undefined): Record<string, unknown> | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new OperatorError(`--variables is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new OperatorError('--variables must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+/** Any operation from a file, through the internal endpoint: `query <file.graphql> [--variables JSON]`. */
+async function query(client: OperatorClient, args: CommandArgs) {
+  const [file, ...extra] = args.positionals;
+  if (!file || extra.length > 0) throw new OperatorError('usage: query <file.graphql> [--variables JSON]');
+  const variables = parseVariables(args.options.variables);
+  let document;
+  try {
+    document = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new OperatorError(`Cannot read ${file}: ${(error as Error).message}`);
+  }
+  const result = await client.execute(document, variables);
+  if (result.errors?.length) throw new OperationFailed(result);
+  return result;
+}
+
 export const commands: Record<string, Command> = {
   import: importFile,
+  query,
   sync,
   'account create': async (client, args) => {
     const { createAccount } = await client.run<{ createAccount: object }>(

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, parseConfig } from '../config.js';
 import { NOT_UTF8 } from '../domain/text.js';
 import { commands } from './commands.js';
-import { connectOperator, OperatorError } from './operator-client.js';
+import { connectOperator, OperationFailed, OperatorError } from './operator-client.js';
 
 const USAGE = `usage: npm run --silent cli -- <command>
   import <path-or-url>
@@ -14,7 +14,8 @@ const USAGE = `usage: npm run --silent cli -- <command>
   account suspend --email E
   account unsuspend --email E
   key create --email E
-  key revoke --prefix P`;
+  key revoke --prefix P
+  query <file.graphql> [--variables JSON]`;
 
 function print(value: object): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
@@ -40,7 +41,7 @@ async function main(): Promise<number> {
   try {
     parsed = parseArgs({
       allowPositionals: true,
-      options: { email: { type: 'string' }, plan: { type: 'string' }, prefix: { type: 'string' } },
+      options: { email: { type: 'string' }, plan: { type: 'string' }, prefix: { type: 'string' }, variables: { type: 'string' } },
     });
   } catch (error) {
     print({ error: `${(error as Error).message}\n${USAGE}` });
@@ -66,6 +67,10 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
+    if (error instanceof OperationFailed) {
+      print(error.result);
+      process.exit(1);
+    }
     const known = error instanceof OperatorError || error instanceof ConfigError;
     print({ error: known ? error.message : String(error) });
     if (!known) console.error(error);

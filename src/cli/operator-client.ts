@@ -1,13 +1,14 @@
 // How operator commands run (D33 in docs/decisions.md): through the running service's internal
 // endpoint when there is one (a second process must never open the embedded database it holds),
 // else in-process on a database opened here.
-import { execute, parse } from 'graphql';
+import { execute, GraphQLError, parse, specifiedRules, validate } from 'graphql';
 import { createServices } from '../app.js';
 import type { Config } from '../config.js';
 import { startChangeFeed } from '../db/change-feed.js';
 import { openDatabase, targetFromConfig } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { DomainError } from '../errors.js';
+import { operationLimitRules } from '../internal/limits.js';
 import { createContext } from '../schema/context.js';
 import { schema } from '../schema/index.js';
 import { findRunningService, keepDataDirPrivate, loadOperatorToken } from '../service-file.js';
@@ -15,12 +16,22 @@ import { findRunningService, keepDataDirPrivate, loadOperatorToken } from '../se
 /** A refused operation: the CLI prints `{"error": message}` and exits non-zero. */
 export class OperatorError extends Error {}
 
+/** An operation answered with errors: the CLI prints the whole result and exits 1. */
+export class OperationFailed extends Error {
+  constructor(readonly result: GraphQLResponse) {
+    super(result.errors?.map((e) => e.message).join('; '));
+  }
+}
+
 export interface OperatorClient {
+  /** the operation's data; its errors, if any, as an OperatorError */
   run<T>(document: string, variables?: Record<string, unknown>): Promise<T>;
+  /** the operation's whole result, errors included, as the internal endpoint answers it */
+  execute(document: string, variables?: Record<string, unknown>): Promise<GraphQLResponse>;
   close(): Promise<void>;
 }
 
-interface GraphQLResponse {
+export interface GraphQLResponse {
   data?: unknown;
   errors?: readonly { message: string }[];
 }
@@ -34,18 +45,20 @@ export async function connectOperator(config: Config): Promise<OperatorClient> {
   const running = findRunningService(config.DATA_DIR);
   if (running) {
     const token = loadOperatorToken(config);
+    const post = async (document: string, variables?: Record<string, unknown>) => {
+      const response = await fetch(running.internalUrl, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query: document, variables }),
+      }).catch((error: unknown) => {
+        throw new OperatorError(`The service (pid ${running.pid}) runs but its internal endpoint ${running.internalUrl} did not answer: ${String(error)}`);
+      });
+      if (response.status === 401) throw new OperatorError('The running service refused the operator token');
+      return (await response.json()) as GraphQLResponse;
+    };
     return {
-      async run<T>(document: string, variables?: Record<string, unknown>) {
-        const response = await fetch(running.internalUrl, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-          body: JSON.stringify({ query: document, variables }),
-        }).catch((error: unknown) => {
-          throw new OperatorError(`The service (pid ${running.pid}) runs but its internal endpoint ${running.internalUrl} did not answer: ${String(error)}`);
-        });
-        if (response.status === 401) throw new OperatorError('The running service refused the operator token');
-        return dataOrThrow<T>((await response.json()) as GraphQLResponse);
-      },
+      run: async <T>(document: string, variables?: Record<string, unknown>) => dataOrThrow<T>(await post(document, variables)),
+      execute: post,
       close: async () => {},
     };
   }
@@ -55,18 +68,27 @@ export async function connectOperator(config: Config): Promise<OperatorClient> {
   // Other processes on a shared Postgres must hear of revocations and imports made here.
   const changes = await startChangeFeed(target, (error) => console.error(error));
   const { services } = createServices(db, changes, config);
+  /** As the internal endpoint would: parsed, checked against the schema and its limits, run. */
+  const executeHere = async (document: string, variables?: Record<string, unknown>) => {
+    let parsed;
+    try {
+      parsed = parse(document);
+    } catch (error) {
+      if (error instanceof GraphQLError) return { errors: [error] };
+      throw error;
+    }
+    const invalid = validate(schema, parsed, [...specifiedRules, ...operationLimitRules]);
+    if (invalid.length > 0) return { errors: invalid };
+    return execute({ schema, document: parsed, contextValue: createContext(services, { operator: true }), variableValues: variables });
+  };
   return {
     async run<T>(document: string, variables?: Record<string, unknown>) {
-      const result = await execute({
-        schema,
-        document: parse(document),
-        contextValue: createContext(services, { operator: true }),
-        variableValues: variables,
-      });
+      const result = await executeHere(document, variables);
       const original = result.errors?.[0]?.originalError;
       if (original && !(original instanceof DomainError)) throw original;
       return dataOrThrow<T>(result);
     },
+    execute: async (document, variables) => JSON.parse(JSON.stringify(await executeHere(document, variables))) as GraphQLResponse,
     async close() {
       await changes.close();
       await db.destroy();

@@ -2,11 +2,12 @@
 // server when a URL is given. Both return the same types for the same columns.
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { Kysely, PostgresDialect, type LogEvent, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { StoreUnavailableError } from '../errors.js';
 import { narrowToOwner } from '../private-files.js';
+import type { PoolUse } from '../metrics.js';
 import type { Database } from './database.js';
 
 const DATE_OID = 1082;
@@ -32,9 +33,17 @@ export type DatabaseTarget =
 export interface OpenDatabase {
   db: Kysely<Database>;
   target: DatabaseTarget;
+  /** the pool's connections now; null for the embedded database (one connection, no pool) */
+  pool: (() => PoolUse) | null;
 }
 
-export async function openDatabase(target: DatabaseTarget): Promise<OpenDatabase> {
+export interface OpenOptions {
+  /** Kysely's log hook: called after every statement with its duration */
+  log?: (event: LogEvent) => void;
+}
+
+export async function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): Promise<OpenDatabase> {
+  const log = options.log ? { log: options.log } : {};
   if (target.kind === 'postgres') {
     const pool = new pg.Pool({
       connectionString: target.url,
@@ -57,7 +66,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenDatabase
     // A connection that dies while idle (a server restart, a failover) is reported on the pool;
     // unheard, it would end the process. The pool replaces it on the next query.
     pool.on('error', (error) => console.error(`postgres: idle connection lost: ${error.message}`));
-    return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: reportingStalls(pool) }) }), target };
+    return {
+      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: reportingStalls(pool) }), ...log }),
+      target,
+      pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    };
   }
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
   const pglite = await PGlite.create(target.dataDir, {
@@ -65,7 +78,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<OpenDatabase
     parsers: { [DATE_OID]: keepText, [INT8_OID]: toNumber },
   });
   if (target.dataDir) narrowToOwner(target.dataDir);
-  return { db: new Kysely<Database>({ dialect: new PGliteDialect(pglite) }), target };
+  return { db: new Kysely<Database>({ dialect: new PGliteDialect(pglite), ...log }), target, pool: null };
 }
 
 export function targetFromConfig(config: {

@@ -1,20 +1,18 @@
 // The internal GraphQL endpoint (D32 in docs/decisions.md): the whole schema, mutations included,
 // for operators and tooling. It listens on its own loopback port and every request needs the
-// operator token.
-import { timingSafeEqual } from 'node:crypto';
+// operator token (as a bearer token, or the session cookie a browser gets by signing in); only
+// GraphiQL's page and the sign-in form, which hold no data, load without it.
 import { Response, createServerAdapter } from '@whatwg-node/server';
 import type { GraphQLSchema } from 'graphql';
 import { createGraphQLError, createYoga, type Plugin } from 'graphql-yoga';
 import { decodeUtf8, NOT_UTF8 } from '../domain/text.js';
 import { createContext, type Services } from '../schema/context.js';
+import { graphiqlPage, GRAPHIQL_CSP, SIGN_IN_PATH, signInPage } from './graphiql.js';
+import { operationLimitPlugins } from './limits.js';
+import { OperatorAuth } from './operator-auth.js';
 
 export const INTERNAL_GRAPHQL_PATH = '/graphql';
-
-function sameToken(header: string | null, token: string): boolean {
-  const sent = Buffer.from(/^Bearer (.+)$/.exec(header ?? '')?.[1] ?? '');
-  const expected = Buffer.from(token);
-  return sent.length === expected.length && timingSafeEqual(sent, expected);
-}
+export const METRICS_PATH = '/metrics';
 
 /**
  * Request bodies read as strict UTF-8: yoga's own reading puts U+FFFD where bytes are not UTF-8,
@@ -39,17 +37,55 @@ export function createInternalApp(options: { schema: GraphQLSchema; services: Se
     schema: options.schema,
     graphqlEndpoint: INTERNAL_GRAPHQL_PATH,
     landingPage: false,
+    graphiql: false, // served above, from the package rather than a CDN
     logging: false,
-    plugins: [strictUtf8Bodies],
+    plugins: [strictUtf8Bodies, ...operationLimitPlugins],
     context: () => createContext(options.services, { operator: true }),
   });
-  return createServerAdapter((request: Request) => {
-    if (!sameToken(request.headers.get('authorization'), options.operatorToken)) {
-      return new Response(JSON.stringify({ errors: [{ message: 'Operator token required', extensions: { code: 'unauthorized' } }] }), {
-        status: 401,
-        headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer' },
-      });
+  const auth = new OperatorAuth(options.operatorToken);
+  const html = (body: string, status = 200, headers: Record<string, string> = {}) =>
+    new Response(body, { status, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', ...headers } });
+
+  async function signIn(request: Request): Promise<Response> {
+    if (request.method === 'GET') return html(signInPage(INTERNAL_GRAPHQL_PATH));
+    if (request.method !== 'POST') return new Response(null, { status: 405, headers: { Allow: 'GET, POST' } });
+    const length = Number(request.headers.get('content-length') ?? 'NaN');
+    if (!(length <= SIGN_IN_BODY_BYTES)) return html(signInPage(INTERNAL_GRAPHQL_PATH, 'The form was too large or sent without a length'), 413);
+    const token = new URLSearchParams(await request.text()).get('token') ?? '';
+    if (!auth.isToken(token)) return html(signInPage(INTERNAL_GRAPHQL_PATH, 'That is not the operator token'), 401);
+    return new Response(null, { status: 303, headers: { Location: INTERNAL_GRAPHQL_PATH, 'Set-Cookie': auth.sessionCookie(), 'Cache-Control': 'no-store' } });
+  }
+
+  return createServerAdapter(async (request: Request) => {
+    const { pathname } = new URL(request.url);
+    if (pathname === SIGN_IN_PATH) return signIn(request);
+    if (pathname === INTERNAL_GRAPHQL_PATH && request.method === 'GET' && wantsHtml(request)) {
+      return html(graphiqlPage(INTERNAL_GRAPHQL_PATH), 200, { 'Content-Security-Policy': GRAPHIQL_CSP });
     }
+    if (!auth.allows(request)) {
+      return new Response(
+        JSON.stringify({
+          errors: [
+            { message: `Operator token required: send it as a bearer token, or sign in at ${SIGN_IN_PATH} on this port`, extensions: { code: 'unauthorized' } },
+          ],
+        }),
+        { status: 401, headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer' } },
+      );
+    }
+    if (pathname === METRICS_PATH) return metrics(request);
     return yoga.fetch(request);
   });
+
+  async function metrics(request: Request): Promise<Response> {
+    if (request.method !== 'GET') return new Response(null, { status: 405, headers: { Allow: 'GET' } });
+    const { registry } = options.services.metrics;
+    return new Response(await registry.metrics(), { headers: { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' } });
+  }
+}
+
+const SIGN_IN_BODY_BYTES = 4096;
+
+/** A browser navigating to the page (GraphQL clients ask for JSON). */
+function wantsHtml(request: Request): boolean {
+  return (request.headers.get('accept') ?? '').includes('text/html');
 }

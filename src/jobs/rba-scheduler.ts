@@ -164,6 +164,7 @@ export function startRbaScheduler(options: RbaSchedulerOptions): RbaScheduler {
         outcome.newestDate = summary.newestDate;
         lastError = null;
         const found = summary.newestDate !== null && summary.newestDate >= day;
+        services.metrics.rbaPoll(found ? 'stored' : 'not_published');
         logger.debug({ reason, attempt: outcome.attempts, expected: day, ...summary }, found ? 'rba poll: day stored' : 'rba poll: day not yet published');
         if (found) {
           logger.info({ reason, expected: day, published: summary.published, newestDate: summary.newestDate, attempts: outcome.attempts }, `rates for ${day} stored`);
@@ -172,6 +173,7 @@ export function startRbaScheduler(options: RbaSchedulerOptions): RbaScheduler {
       } catch (error) {
         if (stopped || signal.aborted) continue;
         lastError = error;
+        services.metrics.rbaPoll('failed');
         report(error);
         // A source that cannot be read is expected (the RBA late, no network): its message says it all.
         const detail = error instanceof RbaSourceError ? { error: error.message } : { err: error };

@@ -144,7 +144,9 @@ export class DeliveryWorker {
       return;
     }
     const secret = webhooks.box.open(delivery.secretCiphertext);
+    const started = performance.now();
     const result = await webhooks.send(signedDelivery(delivery.url, delivery.event, delivery.id, delivery.payload, secret));
+    this.services.metrics.webhookAttempt(result.ok ? 'delivered' : 'failed', (performance.now() - started) / 1000);
     const at = clock();
     const nextOffset = ATTEMPT_OFFSETS_MS[delivery.attempts + 1];
     const retryAt = result.ok || nextOffset === undefined ? null : new Date(Math.max(delivery.createdAt.getTime() + nextOffset, at.getTime()));

@@ -16,6 +16,7 @@ import { identifyPeer, type Peer, type TrustedProxies } from './client-address.j
 import { decodeQuery } from './params.js';
 import type { RequestLimits } from './limits.js';
 import type { UsageRecorder } from './usage.js';
+import type { AnsweredRequest } from '../metrics.js';
 import { errorEnvelope } from './error-status.js';
 import { requestIdFrom } from '../http/request-id.js';
 import { acceptedUrl } from '../http/request-target.js';
@@ -35,6 +36,8 @@ export interface RestAppOptions {
   trustedProxies: TrustedProxies;
   /** identical read requests share an answer for a second (response-cache.ts) */
   sharedAnswers: boolean;
+  /** told of every answered request (GET /metrics on the internal port) */
+  metrics: { request(answered: AnsweredRequest): void };
 }
 
 interface SocketInfo {
@@ -125,6 +128,9 @@ export function createRestApp(options: RestAppOptions) {
     viewer?: Viewer | null;
     /** false on the account's own endpoints: D25 (docs/decisions.md) keeps CORS to the data endpoints */
     cors: boolean;
+    /** the matched path's template, for metrics */
+    template?: string;
+    cached?: boolean;
   }
 
   /** D20: TLS on the socket, or a trusted proxy saying https; plain HTTP only from this machine. */
@@ -144,6 +150,7 @@ export function createRestApp(options: RestAppOptions) {
     const found = match(url.pathname);
     if (!found) throw new NotFoundError(`Unknown endpoint ${url.pathname}; see the documentation for the endpoints`);
     const { routes: candidates, params } = found;
+    outcome.template = candidates[0]!.path;
     outcome.cors = candidates.every((r) => r.auth !== 'account');
     if (request.method === 'OPTIONS') {
       const allow = allowedMethods(candidates).join(', ');
@@ -162,7 +169,9 @@ export function createRestApp(options: RestAppOptions) {
     outcome.route = route;
     outcome.viewer = viewer;
     const cacheKey = route.cacheable && options.sharedAnswers ? `${viewer?.plan ?? '-'} ${url.pathname}${url.search}` : null;
-    const answer = (cacheKey !== null && responses.get(cacheKey)) || (await answerOf(request, route, params, viewer, cacheKey));
+    const shared = cacheKey !== null ? responses.get(cacheKey) : undefined;
+    outcome.cached = shared !== undefined;
+    const answer = shared ?? (await answerOf(request, route, params, viewer, cacheKey));
     Object.assign(headers, await limits.admit(route, viewer, peer.client), answer.headers);
     outcome.status = answer.status;
     outcome.body = answer.body;
@@ -223,6 +232,7 @@ export function createRestApp(options: RestAppOptions) {
   }
 
   async function serve(request: RestRequest): Promise<RestResponse> {
+    const started = performance.now();
     const requestId = requestIdFrom(request.header('x-request-id'));
     const headers: Record<string, string> = { 'X-Request-Id': requestId };
     const outcome: Outcome = { status: 500, body: null, cors: true };
@@ -234,6 +244,14 @@ export function createRestApp(options: RestAppOptions) {
       Object.assign(outcome, failure(error, requestId, headers));
     }
     if (outcome.viewer && outcome.route) usage.record(outcome.viewer, outcome.route.name, outcome.status);
+    options.metrics.request({
+      route: outcome.template?.replace(/:([a-z]+)/gi, '{$1}') ?? 'unmatched',
+      method: request.method,
+      status: outcome.status,
+      seconds: (performance.now() - started) / 1000,
+      cached: outcome.cached === true,
+      refusal: outcome.status === 429 ? (outcome.viewer ? 'quota' : 'keyless') : null,
+    });
     if (outcome.cors) Object.assign(headers, CORS_HEADERS);
     if (outcome.body !== null) headers['Content-Type'] = 'application/json; charset=utf-8';
     return { status: outcome.status, headers, body: request.method === 'HEAD' ? null : outcome.body };

@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, UsageDailyTable } from '../db/database.js';
 import { addUsage } from '../db/usage.js';
+import { sydneyDate } from '../domain/calendar.js';
 import type { Viewer } from '../schema/context.js';
 
 const FLUSH_EVERY_MS = 5_000;
@@ -18,13 +19,25 @@ export class UsageRecorder {
   }
 
   record(viewer: Viewer, endpoint: string, status: number): void {
-    const day = this.clock().toISOString().slice(0, 10);
+    const day = this.sydneyDay();
     let ofKey = this.counts.get(viewer.keyId);
     if (!ofKey) this.counts.set(viewer.keyId, (ofKey = new Map<string, UsageDailyTable>()));
     const key = `${endpoint} ${status} ${day}`;
     const row = ofKey.get(key);
     if (row) row.requests++;
     else ofKey.set(key, { day, account_id: viewer.accountId, key_id: viewer.keyId, endpoint, status, requests: 1 });
+  }
+
+  /**
+   * Days are Sydney dates, as analysts ask for them. Sydney's offset from UTC is whole hours, so a
+   * date found once holds for the rest of its UTC minute: the hot path converts once a minute.
+   */
+  private day = { minute: Number.NaN, date: '' };
+  private sydneyDay(): string {
+    const now = this.clock();
+    const minute = Math.floor(now.getTime() / 60_000);
+    if (minute !== this.day.minute) this.day = { minute, date: sydneyDate(now) };
+    return this.day.date;
   }
 
   async flush(): Promise<void> {

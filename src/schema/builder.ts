@@ -1,4 +1,5 @@
 import SchemaBuilder from '@pothos/core';
+import RelayPlugin from '@pothos/plugin-relay';
 import type { RateValues } from '../db/rates.js';
 import type { Context } from './context.js';
 
@@ -16,7 +17,13 @@ export const builder = new SchemaBuilder<{
     RateMap: { Input: never; Output: RateValues };
     RateSeries: { Input: never; Output: Record<string, RateValues> };
   };
-}>({ defaultFieldNullability: false });
+}>({
+  defaultFieldNullability: false,
+  plugins: [RelayPlugin],
+  // Cursor pagination for the analytics lists (the internal endpoint); no global Node ids. Cursors
+  // are opaque IDs, checked before use (src/schema/analytics-support.ts), never stored.
+  relay: { clientMutationId: 'omit', cursorType: 'ID', nodeQueryOptions: false, nodesQueryOptions: false },
+});
 
 builder.queryType({});
 builder.mutationType({});

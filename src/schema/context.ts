@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { ForbiddenError } from '../errors.js';
 import type { ChangeFeed } from '../db/change-feed.js';
 import type { Database, Plan } from '../db/database.js';
+import type { ServiceMetrics } from '../metrics.js';
 import type { SecretBox } from '../webhooks/secret-box.js';
 import type { AttemptResult, WebhookRequest } from '../webhooks/send.js';
 import type { TargetPolicy } from '../webhooks/target.js';
@@ -28,6 +29,8 @@ export interface Services {
   /** where rates are fetched from by the scheduler and `sync`: URLs or file paths */
   rbaSources: { rss: string; csv: string; history: readonly string[] };
   webhooks: WebhookServices;
+  /** what GET /metrics on the internal port reports */
+  metrics: ServiceMetrics;
 }
 
 export interface WebhookServices {

@@ -10,5 +10,9 @@ import './api-key.js';
 import './rate-import.js';
 import './rate-sync.js';
 import './webhook-subscription.js';
+import './usage-analytics.js';
+import './data-analytics.js';
+import './webhook-analytics.js';
+import './account-analytics.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -33,6 +33,8 @@ describe('schema', () => {
       }
     }
     expect(inputs.filter((input) => input.endsWith(': String'))).toEqual([]);
+    // IDs only as the analytics connections' cursors, whose shape is checked before use
+    expect(inputs.filter((input) => input.endsWith(': ID') && !/\((after|before)\): ID$/.test(input))).toEqual([]);
     expect(inputs.filter((input) => input.endsWith(': Text')).length).toBeGreaterThanOrEqual(8);
   });
 });

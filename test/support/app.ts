@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { buildApp, type App, type WebhookNetwork } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
+import { ServiceMetrics } from '../../src/metrics.js';
 import type { Plan } from '../../src/db/database.js';
 import { parseRbaFile, type RbaTable } from '../../src/rba/index.js';
 import { openTestDatabase } from './db.js';
@@ -64,13 +65,16 @@ export interface TestAppOptions {
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await openTestDatabase();
+  const metrics = new ServiceMetrics();
+  const database = await openTestDatabase({ log: metrics.databaseLog });
   let now = new Date(options.now ?? '2026-05-12T03:00:00Z');
   const config = parseConfig({ DOCUMENTATION_URL: 'https://docs.example.test/api', WEBHOOK_KEY: TEST_WEBHOOK_KEY, RBA_HISTORY_URLS: 'off', ...options.config });
   const app = buildApp({
     config,
     db: database.db,
     operatorToken: OPERATOR_TOKEN,
+    metrics,
+    pool: database.pool,
     clock: () => now,
     logger: pino({ level: 'silent' }),
     ...(options.webhookNetwork ? { webhookNetwork: options.webhookNetwork } : {}),

@@ -5,7 +5,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { inject } from 'vitest';
-import { openDatabase } from '../../src/db/connect.js';
+import { openDatabase, type OpenOptions } from '../../src/db/connect.js';
 import { adminQuery } from './postgres.js';
 
 function databaseUrl(serverUrl: string, name: string): string {
@@ -40,12 +40,13 @@ export function pgliteTemplateFile(): string | null {
   return inject('pgliteTemplate') || null;
 }
 
-export async function openTestDatabase() {
+export async function openTestDatabase(options: OpenOptions = {}) {
   const created = await createTestDatabaseUrl();
   if (created) {
-    const { db } = await openDatabase({ kind: 'postgres', url: created.url });
+    const { db, pool } = await openDatabase({ kind: 'postgres', url: created.url }, options);
     return {
       db,
+      pool,
       url: created.url,
       async close() {
         await db.destroy();
@@ -54,8 +55,8 @@ export async function openTestDatabase() {
     };
   }
   const dump = new Blob([readFileSync(inject('pgliteTemplate'))]);
-  const { db } = await openDatabase({ kind: 'pglite', loadDataDir: dump });
-  return { db, url: null, close: () => db.destroy() };
+  const { db, pool } = await openDatabase({ kind: 'pglite', loadDataDir: dump }, options);
+  return { db, pool, url: null, close: () => db.destroy() };
 }
 
 /**

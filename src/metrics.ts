@@ -1,0 +1,157 @@
+// Prometheus metrics for GET /metrics on the internal port (prom-client). One registry per service:
+// the REST facade reports each answered request, the jobs their attempts and polls, the database
+// its query times; gauges that describe the store are read when Prometheus scrapes.
+import type { Kysely, LogEvent } from 'kysely';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Database } from './db/database.js';
+import { findNewestDate } from './db/rates.js';
+import { publicationSlot } from './domain/calendar.js';
+
+/** A pool's connections right now (Postgres; the embedded database has one connection and no pool). */
+export interface PoolUse {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+/** One answered REST request, as the facade reports it. */
+export interface AnsweredRequest {
+  /** the path template, `/latest/{currency}`; `unmatched` for a path no route serves */
+  route: string;
+  method: string;
+  status: number;
+  seconds: number;
+  /** answered from the one-second response cache */
+  cached: boolean;
+  /** why a 429 was given: the account's monthly quota or the keyless /convert limit */
+  refusal: 'quota' | 'keyless' | null;
+}
+
+export type WebhookAttemptOutcome = 'delivered' | 'failed';
+export type RbaPollOutcome = 'stored' | 'not_published' | 'failed';
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  private readonly requestDuration: Histogram<'route' | 'method' | 'status'>;
+  private readonly requests: Counter<'route' | 'method' | 'status'>;
+  private readonly cacheHits: Counter<'route'>;
+  private readonly quotaRefusals: Counter;
+  private readonly keylessRefusals: Counter;
+  private readonly webhookAttempts: Counter<'outcome'>;
+  private readonly webhookDuration: Histogram<'outcome'>;
+  private readonly rbaPolls: Counter<'outcome'>;
+  private readonly queryDuration: Histogram<'outcome'>;
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.requestDuration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time to answer a request on the public port, by route template, method and status',
+      labelNames: ['route', 'method', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.requests = new Counter({
+      name: 'http_requests_total',
+      help: 'Requests answered on the public port',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+    });
+    this.cacheHits = new Counter({
+      name: 'audrates_response_cache_hits_total',
+      help: 'Requests answered from the one-second shared response cache',
+      labelNames: ['route'],
+      registers,
+    });
+    this.quotaRefusals = new Counter({
+      name: 'audrates_quota_refusals_total',
+      help: 'Keyed requests refused (429) because the monthly quota is used up',
+      registers,
+    });
+    this.keylessRefusals = new Counter({
+      name: 'audrates_keyless_limit_refusals_total',
+      help: 'Keyless /convert requests refused (429) by the hourly limit',
+      registers,
+    });
+    this.webhookAttempts = new Counter({
+      name: 'audrates_webhook_attempts_total',
+      help: 'Webhook delivery attempts by outcome',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.webhookDuration = new Histogram({
+      name: 'audrates_webhook_attempt_duration_seconds',
+      help: 'Time from connecting to the receiver to its answer (or the failure), by outcome',
+      labelNames: ['outcome'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.rbaPolls = new Counter({
+      name: 'audrates_rba_polls_total',
+      help: "Polls of the RBA's sources by the scheduler: stored (the expected day arrived), not_published, failed",
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.queryDuration = new Histogram({
+      name: 'audrates_db_query_duration_seconds',
+      help: 'Database statement time as the driver reports it, by outcome (ok, error)',
+      labelNames: ['outcome'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+  }
+
+  request(answered: AnsweredRequest): void {
+    const labels = { route: answered.route, method: answered.method, status: String(answered.status) };
+    this.requestDuration.observe(labels, answered.seconds);
+    this.requests.inc(labels);
+    if (answered.cached) this.cacheHits.inc({ route: answered.route });
+    if (answered.refusal === 'quota') this.quotaRefusals.inc();
+    else if (answered.refusal === 'keyless') this.keylessRefusals.inc();
+  }
+
+  webhookAttempt(outcome: WebhookAttemptOutcome, seconds: number): void {
+    this.webhookAttempts.inc({ outcome });
+    this.webhookDuration.observe({ outcome }, seconds);
+  }
+
+  rbaPoll(outcome: RbaPollOutcome): void {
+    this.rbaPolls.inc({ outcome });
+  }
+
+  /** Kysely's `log` hook: every statement's duration. */
+  readonly databaseLog = (event: LogEvent): void => {
+    this.queryDuration.observe({ outcome: event.level === 'query' ? 'ok' : 'error' }, event.queryDurationMillis / 1000);
+  };
+
+  /** Gauges read at scrape time from the store (and the pool, on Postgres). */
+  observeStore(db: Kysely<Database>, clock: () => Date, pool: (() => PoolUse) | null): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'audrates_newest_rate_day_age_seconds',
+      help: 'Seconds since the 16:00 Sydney publication slot of the newest stored rate day (absent with no rates)',
+      registers,
+      async collect() {
+        const newest = await findNewestDate(db);
+        this.reset();
+        if (newest !== null) this.set((clock().getTime() - publicationSlot(newest).getTime()) / 1000);
+      },
+    });
+    if (!pool) return;
+    new Gauge({
+      name: 'audrates_db_pool_connections',
+      help: 'Database pool connections: total open, idle, and requests waiting for one',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const use = pool();
+        this.set({ state: 'total' }, use.total);
+        this.set({ state: 'idle' }, use.idle);
+        this.set({ state: 'waiting' }, use.waiting);
+      },
+    });
+  }
+}

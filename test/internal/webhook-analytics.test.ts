@@ -1,0 +1,69 @@
+// `webhookHealth` answers exactly from the deliveries of a publication the test made: one receiver
+// acknowledges, one answers 500 (its delivery waits for a retry), overall and per subscription,
+// and the failing ones alone.
+import { describe, expect, it } from 'vitest';
+import { OPENSSL_AVAILABLE } from '../support/certificate.js';
+import { useWebhookReceiver } from '../support/webhook-receiver.js';
+
+describe.skipIf(!OPENSSL_AVAILABLE)('webhookHealth', () => {
+  const { receiver, startApp } = useWebhookReceiver();
+
+  it('counts deliveries, attempts and outcomes overall and per subscription; lists the failing ones', async () => {
+    const app = await startApp({ now: '2026-05-13T07:00:00.000Z', config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }, webhookNetwork: { ca: [receiver.ca], timeoutMs: 2_000 } });
+    const email = 'hooks@example.test';
+    const key = await app.createKey('business', email);
+    await app.importTable({ format: 'csv', publicationDate: null, days: [{ date: '2026-05-11', rates: { USD: '0.6543' } }] });
+    const ids: Record<string, string> = {};
+    for (const path of ['/ok', '/broken']) {
+      const res = await app.json('/api/webhook-subscriptions', { key, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: { url: receiver.url(path) } });
+      expect(res.status).toBe(200);
+      receiver.setSecret(path, res.body.signingSecret);
+      ids[path] = res.body.subscription.id;
+    }
+    receiver.behave('/broken', { status: 500 });
+    await app.importTable({ format: 'csv', publicationDate: null, days: [{ date: '2026-05-12', rates: { USD: '0.6550' } }] });
+    expect(await app.app.deliveries.runDue()).toBe(2);
+
+    const counts = 'deliveries delivered gaveUp abandoned pending attempts successRate';
+    const result = await app.operator(`{
+      all: webhookHealth(from: "2026-05-01", to: "2026-05-31") {
+        overall { ${counts} }
+        deactivatedSubscriptions
+        subscriptions { edges { node { id url accountEmail isActive consecutiveFailures deactivated failingNow lastSuccessAt counts { ${counts} } } } }
+      }
+      failing: webhookHealth(from: "2026-05-01", to: "2026-05-31", failingOnly: true) { subscriptions { edges { node { id } } } }
+      before: webhookHealth(from: "2026-05-01", to: "2026-05-11") { overall { deliveries successRate } }
+    }`);
+    expect(result.errors).toBeUndefined();
+    const { all, failing, before } = result.data;
+    expect(all.overall).toEqual({ deliveries: 2, delivered: 1, gaveUp: 0, abandoned: 0, pending: 1, attempts: 2, successRate: 1 });
+    expect(all.deactivatedSubscriptions).toBe(0);
+    expect(all.subscriptions.edges.map((e: { node: object }) => e.node)).toEqual([
+      {
+        id: ids['/broken'],
+        url: receiver.url('/broken'),
+        accountEmail: email,
+        isActive: true,
+        consecutiveFailures: 1,
+        deactivated: false,
+        failingNow: true,
+        lastSuccessAt: null,
+        counts: { deliveries: 1, delivered: 0, gaveUp: 0, abandoned: 0, pending: 1, attempts: 1, successRate: null },
+      },
+      {
+        id: ids['/ok'],
+        url: receiver.url('/ok'),
+        accountEmail: email,
+        isActive: true,
+        consecutiveFailures: 0,
+        deactivated: false,
+        failingNow: false,
+        lastSuccessAt: '2026-05-13T07:00:00.000Z',
+        counts: { deliveries: 1, delivered: 1, gaveUp: 0, abandoned: 0, pending: 0, attempts: 1, successRate: 1 },
+      },
+    ]);
+    expect(failing.subscriptions.edges).toEqual([{ node: { id: ids['/broken'] } }]);
+    // the subscriptions came after the 11th was stored: nothing was delivered for it
+    expect(before.overall).toEqual({ deliveries: 0, successRate: null });
+  });
+});
