@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import { ForbiddenError } from '../errors.js';
 import type { ChangeFeed } from '../db/change-feed.js';
-import type { Database, Plan } from '../db/database.js';
+import type { Account, Database, Plan } from '../db/database.js';
+import type { Mailer } from '../mail/mailer.js';
 import type { SecretBox } from '../webhooks/secret-box.js';
 import type { AttemptResult, WebhookRequest } from '../webhooks/send.js';
 import type { TargetPolicy } from '../webhooks/target.js';
@@ -16,6 +17,13 @@ export interface Viewer {
   billingDay: number;
 }
 
+/** Who is asking in the dashboard: a signed-in browser's session and its account. */
+export interface SessionViewer {
+  /** the hash of the session's token, which is what the store knows it by */
+  tokenHash: string;
+  account: Account;
+}
+
 /** What every request shares: built once at start-up. */
 export interface Services {
   db: Kysely<Database>;
@@ -28,6 +36,9 @@ export interface Services {
   /** where rates are fetched from by the scheduler and `sync`: URLs or file paths */
   rbaSources: { rss: string; csv: string; history: readonly string[] };
   webhooks: WebhookServices;
+  mailer: Mailer;
+  /** the service's public origin, written into e-mailed links */
+  publicUrl: string;
 }
 
 export interface WebhookServices {
@@ -43,11 +54,13 @@ export interface Context {
   services: Services;
   rates: RateLoaders;
   viewer: Viewer | null;
+  /** the dashboard's signed-in session, when the request came from it */
+  session: SessionViewer | null;
   /** true only on the internal endpoint behind the operator token, and for the operator CLI */
   operator: boolean;
 }
 
-export function createContext(services: Services, who: { viewer?: Viewer | null; operator?: boolean }): Context {
+export function createContext(services: Services, who: { viewer?: Viewer | null; session?: SessionViewer | null; operator?: boolean }): Context {
   let rates: RateLoaders | undefined;
   return {
     services,
@@ -56,6 +69,7 @@ export function createContext(services: Services, who: { viewer?: Viewer | null;
       return (rates ??= createRateLoaders(services.rateHistory));
     },
     viewer: who.viewer ?? null,
+    session: who.session ?? null,
     operator: who.operator ?? false,
   };
 }

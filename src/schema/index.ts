@@ -10,5 +10,6 @@ import './api-key.js';
 import './rate-import.js';
 import './rate-sync.js';
 import './webhook-subscription.js';
+import './session.js';
 
 export const schema = builder.toSchema({ sortSchema: true });
