@@ -22,10 +22,10 @@ import {
   OverviewPage,
   SignInPage,
   renderPage,
+  type OverviewData,
   type PageAssets,
   type SignedInFrame,
 } from './pages.js';
-import { PLAN_LIMITS } from '../domain/plans.js';
 
 export interface DashboardOptions {
   schema: GraphQLSchema;
@@ -65,7 +65,14 @@ const DOCUMENTS = {
   requestSignInLink: 'mutation($email: Text!, $client: Text!) { requestSignInLink(email: $email, client: $client) }',
   signIn: 'mutation($token: Text!) { signIn(token: $token) { sessionToken } }',
   signOut: 'mutation { signOut }',
-  overview: 'query { sessionAccount { email plan status } }',
+  overview: `query {
+    sessionAccount {
+      email plan status
+      planLimits { name monthlyRequests resets apiKeys historyDays fullHistory timeSeriesDays webhookSubscriptions }
+      quota { limit used remaining resetsAt }
+    }
+    serviceStatus { state stale newestRateDate lastUpdate nextUpdateExpected }
+  }`,
 } as const;
 type Operation = keyof typeof DOCUMENTS;
 
@@ -73,7 +80,7 @@ interface OperationData {
   requestSignInLink: { requestSignInLink: boolean };
   signIn: { signIn: { sessionToken: string } };
   signOut: { signOut: boolean };
-  overview: { sessionAccount: Pick<Account, 'email' | 'plan' | 'status'> };
+  overview: { sessionAccount: OverviewData['account'] & Pick<Account, 'status'>; serviceStatus: OverviewData['status'] };
 }
 
 /** A refusal the dashboard answers with a page of its own. */
@@ -166,8 +173,8 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
     '/dashboard': {
       GET: async (req) => {
         if (!req.session) return page(200, SignInPage({ assets: ASSETS }));
-        const { sessionAccount: account } = await run('overview', {}, req.session);
-        return page(200, OverviewPage({ assets: ASSETS, frame: frameOf(req, account, 'overview'), plan: PLAN_LIMITS[account.plan].name }));
+        const { sessionAccount: account, serviceStatus: status } = await run('overview', {}, req.session);
+        return page(200, OverviewPage({ assets: ASSETS, frame: frameOf(req, account, 'overview'), data: { account, status } }));
       },
     },
     '/dashboard/sign-in-link': {

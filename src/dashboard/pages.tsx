@@ -156,16 +156,92 @@ export function MessagePage({ assets, title, message, frame }: { assets: PageAss
   );
 }
 
-export function OverviewPage({ assets, frame, plan }: { assets: PageAssets; frame: SignedInFrame; plan: string }) {
+export interface OverviewData {
+  account: {
+    email: string;
+    plan: string;
+    planLimits: {
+      name: string;
+      monthlyRequests: number;
+      resets: boolean;
+      apiKeys: number;
+      historyDays: number | null;
+      fullHistory: boolean;
+      timeSeriesDays: number | null;
+      webhookSubscriptions: number;
+    };
+    quota: { limit: number; used: number; remaining: number; resetsAt: string | null };
+  };
+  status: { state: string; stale: boolean; newestRateDate: string | null; lastUpdate: string | null; nextUpdateExpected: string };
+}
+
+const count = new Intl.NumberFormat('en-AU');
+const instant = new Intl.DateTimeFormat('en-AU', { timeZone: 'UTC', dateStyle: 'long', timeStyle: 'short', hourCycle: 'h23' });
+
+function When({ at }: { at: string }) {
+  return <time dateTime={at}>{`${instant.format(new Date(at))} UTC`}</time>;
+}
+
+export function OverviewPage({ assets, frame, data }: { assets: PageAssets; frame: SignedInFrame; data: OverviewData }) {
+  const { planLimits: plan, quota } = data.account;
+  const { status } = data;
   return (
     <Layout title="Overview" assets={assets} frame={frame}>
-      <section class="card">
-        <h1>Overview</h1>
+      <h1>Overview</h1>
+      <section class="card" aria-labelledby="account-heading">
+        <h2 id="account-heading">Account</h2>
         <dl class="facts">
           <dt>E-mail</dt>
           <dd>{frame.email}</dd>
           <dt>Plan</dt>
-          <dd>{plan}</dd>
+          <dd>{plan.name}</dd>
+        </dl>
+      </section>
+      <section class="card" aria-labelledby="quota-heading">
+        <h2 id="quota-heading">{plan.resets ? 'Requests this billing period' : 'Requests of the one-time allowance'}</h2>
+        <meter min={0} max={quota.limit} value={quota.used} aria-label="Requests used">
+          {`${count.format(quota.used)} of ${count.format(quota.limit)}`}
+        </meter>
+        <dl class="facts">
+          <dt>Used</dt>
+          <dd>{count.format(quota.used)}</dd>
+          <dt>Remaining</dt>
+          <dd>{count.format(quota.remaining)}</dd>
+          <dt>Limit</dt>
+          <dd>{count.format(quota.limit)}</dd>
+          <dt>Resets</dt>
+          <dd>{quota.resetsAt ? <When at={quota.resetsAt} /> : 'Never: the Free allowance is used once'}</dd>
+        </dl>
+      </section>
+      <section class="card" aria-labelledby="plan-heading">
+        <h2 id="plan-heading">What the {plan.name} plan includes</h2>
+        <dl class="facts">
+          <dt>Requests</dt>
+          <dd>{plan.resets ? `${count.format(plan.monthlyRequests)} a month` : `${count.format(plan.monthlyRequests)} once`}</dd>
+          <dt>API keys</dt>
+          <dd>{plan.apiKeys}</dd>
+          <dt>Historical rates</dt>
+          <dd>{plan.fullHistory ? 'Full history from 2018' : plan.historyDays === null ? 'None' : `The last ${plan.historyDays} days`}</dd>
+          <dt>Time series</dt>
+          <dd>{plan.timeSeriesDays === null ? 'None' : `Up to ${plan.timeSeriesDays} days`}</dd>
+          <dt>Webhook subscriptions</dt>
+          <dd>{plan.webhookSubscriptions === 0 ? 'None' : plan.webhookSubscriptions}</dd>
+        </dl>
+      </section>
+      <section class="card" aria-labelledby="data-heading">
+        <h2 id="data-heading">Data</h2>
+        {status.stale && <p class="banner">The rates are late: the newest published day has not arrived yet. Answers carry X-Data-Stale.</p>}
+        <dl class="facts">
+          <dt>Service</dt>
+          <dd>{status.state === 'operational' ? 'Operational' : 'Degraded'}</dd>
+          <dt>Newest rates</dt>
+          <dd>{status.newestRateDate ?? 'None stored yet'}</dd>
+          <dt>Last stored</dt>
+          <dd>{status.lastUpdate ? <When at={status.lastUpdate} /> : 'Unknown'}</dd>
+          <dt>Next expected</dt>
+          <dd>
+            <When at={status.nextUpdateExpected} />
+          </dd>
         </dl>
       </section>
     </Layout>

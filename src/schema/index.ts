@@ -11,5 +11,6 @@ import './rate-import.js';
 import './rate-sync.js';
 import './webhook-subscription.js';
 import './session.js';
+import './account-quota.js';
 
 export const schema = builder.toSchema({ sortSchema: true });
