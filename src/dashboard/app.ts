@@ -22,6 +22,10 @@ import {
   OverviewPage,
   SignInPage,
   renderPage,
+  KeysPage,
+  RevokeKeyPage,
+  type KeysData,
+  type ListedKey,
   type OverviewData,
   type PageAssets,
   type SignedInFrame,
@@ -47,9 +51,23 @@ export function isDashboardPath(target: string): boolean {
 const MAX_FORM_BYTES = 16 * 1024;
 const SESSION_MAX_AGE_S = 30 * 24 * 3600;
 
-const STYLESHEET = readFileSync(new URL('./style.css', import.meta.url));
-const STYLESHEET_PATH = `/dashboard/static/style-${createHash('sha256').update(STYLESHEET).digest('hex').slice(0, 16)}.css`;
-const ASSETS: PageAssets = { stylesheet: STYLESHEET_PATH };
+/** A file served under a name with its content's hash, so it can be cached for a year. */
+interface StaticAsset {
+  path: string;
+  body: string;
+  type: string;
+}
+
+function staticAsset(file: string, type: string): StaticAsset {
+  const body = readFileSync(new URL(file, import.meta.url), 'utf8');
+  const [name, extension] = file.slice(2).split('.');
+  return { path: `/dashboard/static/${name}-${createHash('sha256').update(body).digest('hex').slice(0, 16)}.${extension}`, body, type };
+}
+
+const STYLESHEET = staticAsset('./style.css', 'text/css; charset=utf-8');
+const SCRIPT = staticAsset('./copy.js', 'text/javascript; charset=utf-8');
+const STATIC_ASSETS = new Map([STYLESHEET, SCRIPT].map((asset) => [asset.path, asset]));
+const ASSETS: PageAssets = { stylesheet: STYLESHEET.path, script: SCRIPT.path };
 
 const PAGE_HEADERS = {
   'Content-Type': 'text/html; charset=utf-8',
@@ -73,6 +91,9 @@ const DOCUMENTS = {
     }
     serviceStatus { state stale newestRateDate lastUpdate nextUpdateExpected }
   }`,
+  keys: 'query { sessionAccount { email status planLimits { name apiKeys } apiKeys { id prefix lastFour status createdAt lastUsedOn } } }',
+  createKey: 'mutation { createSessionApiKey { key } }',
+  revokeKey: 'mutation($id: Text!) { revokeSessionApiKey(id: $id) { id } }',
 } as const;
 type Operation = keyof typeof DOCUMENTS;
 
@@ -80,6 +101,9 @@ interface OperationData {
   requestSignInLink: { requestSignInLink: boolean };
   signIn: { signIn: { sessionToken: string } };
   signOut: { signOut: boolean };
+  keys: { sessionAccount: Pick<Account, 'email' | 'status'> & { planLimits: { name: string; apiKeys: number }; apiKeys: ListedKey[] } };
+  createKey: { createSessionApiKey: { key: string } };
+  revokeKey: { revokeSessionApiKey: { id: string } };
   overview: { sessionAccount: OverviewData['account'] & Pick<Account, 'status'>; serviceStatus: OverviewData['status'] };
 }
 
@@ -93,6 +117,9 @@ class PageRefusal extends Error {
     super(message);
   }
 }
+
+/** A signed-in page asked for without a session. */
+class SignInFirst extends Error {}
 
 interface DashboardRequest {
   request: Request;
@@ -168,6 +195,22 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
     return req.session;
   }
 
+  /** A page that needs a session; without one the browser goes to the sign-in page. */
+  function signedIn(req: DashboardRequest): SessionViewer {
+    if (!req.session) throw new SignInFirst();
+    return req.session;
+  }
+
+  async function keysOf(session: SessionViewer): Promise<KeysData & { account: Pick<Account, 'email' | 'status'> }> {
+    const { sessionAccount: account } = await run('keys', {}, session);
+    return { account, planName: account.planLimits.name, keyLimit: account.planLimits.apiKeys, keys: account.apiKeys };
+  }
+
+  async function keysPage(req: DashboardRequest, session: SessionViewer, created?: string): Promise<VNode> {
+    const data = await keysOf(session);
+    return KeysPage({ assets: ASSETS, frame: frameOf(req, data.account, 'keys'), data, ...(created ? { created } : {}) });
+  }
+
   type Handler = (req: DashboardRequest) => Promise<Response>;
   const routes: Record<string, Partial<Record<'GET' | 'POST', Handler>>> = {
     '/dashboard': {
@@ -221,6 +264,41 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
         return redirect('/dashboard', { 'Set-Cookie': sessionCookie(req.https, sessionToken, SESSION_MAX_AGE_S) });
       },
     },
+    '/dashboard/keys': {
+      GET: async (req) => {
+        const session = signedIn(req);
+        return page(200, await keysPage(req, session));
+      },
+      POST: async (req) => {
+        checkSameOrigin(req);
+        const form = await formOf(req);
+        const session = checkCsrf(req, form);
+        const before = await keysOf(session);
+        const active = before.keys.filter((k) => k.status === 'active').length;
+        // Free and Starter hold one key: replacing it must be confirmed, as the old one stops at once.
+        if (before.keyLimit === 1 && active > 0 && form.get('confirm') !== 'yes') {
+          throw new PageRefusal(400, 'Confirmation needed', 'Tick the box confirming that your current key stops working at once, then generate again.');
+        }
+        const { createSessionApiKey } = await run('createKey', {}, session);
+        return page(200, await keysPage(req, session, createSessionApiKey.key));
+      },
+    },
+    '/dashboard/keys/revoke': {
+      GET: async (req) => {
+        const session = signedIn(req);
+        const { account, keys } = await keysOf(session);
+        const key = keys.find((k) => k.id === req.url.searchParams.get('id') && k.status === 'active');
+        if (!key) throw new PageRefusal(404, 'Key not found', 'This account has no active key with that id.');
+        return page(200, RevokeKeyPage({ assets: ASSETS, frame: frameOf(req, account, 'keys'), keyToRevoke: key }));
+      },
+      POST: async (req) => {
+        checkSameOrigin(req);
+        const form = await formOf(req);
+        const session = checkCsrf(req, form);
+        await run('revokeKey', { id: form.get('id') ?? '' }, session);
+        return redirect('/dashboard/keys');
+      },
+    },
     '/dashboard/sign-out': {
       POST: async (req) => {
         checkSameOrigin(req);
@@ -231,9 +309,9 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
     },
   };
 
-  function stylesheet(): Response {
-    return new Response(STYLESHEET, {
-      headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' },
+  function staticResponse(asset: StaticAsset): Response {
+    return new Response(asset.body, {
+      headers: { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' },
     });
   }
 
@@ -248,7 +326,8 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
       if (!https && !(forwardedProto === null && peer.socketLoopback)) {
         throw new PageRefusal(403, 'HTTPS required', 'The dashboard is served over HTTPS only.');
       }
-      if (url.pathname === STYLESHEET_PATH && (request.method === 'GET' || request.method === 'HEAD')) return stylesheet();
+      const asset = STATIC_ASSETS.get(url.pathname);
+      if (asset && (request.method === 'GET' || request.method === 'HEAD')) return staticResponse(asset);
       const methods = routes[url.pathname];
       if (!methods) throw new PageRefusal(404, 'Page not found', 'There is no dashboard page at this address.');
       const handler = methods[request.method as 'GET' | 'POST'];
@@ -270,6 +349,7 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
   }
 
   function failure(error: unknown): Response {
+    if (error instanceof SignInFirst) return redirect('/dashboard');
     if (error instanceof PageRefusal) return page(error.status, MessagePage({ assets: ASSETS, title: error.title, message: error.message }));
     if (error instanceof RateLimitExceededError) {
       return page(429, MessagePage({ assets: ASSETS, title: 'Too many requests', message: error.message }), error.headers);

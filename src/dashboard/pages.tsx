@@ -14,6 +14,8 @@ export interface SignedInFrame {
 
 export interface PageAssets {
   stylesheet: string;
+  /** the one script: it only adds copy buttons */
+  script: string;
 }
 
 function Layout({ title, assets, frame, children }: { title: string; assets: PageAssets; frame?: SignedInFrame; children: ComponentChildren }) {
@@ -36,6 +38,9 @@ function Layout({ title, assets, frame, children }: { title: string; assets: Pag
                 <nav aria-label="Dashboard">
                   <a href="/dashboard" aria-current={frame.current === 'overview' ? 'page' : undefined}>
                     Overview
+                  </a>
+                  <a href="/dashboard/keys" aria-current={frame.current === 'keys' ? 'page' : undefined}>
+                    Keys
                   </a>
                 </nav>
                 <span class="muted">{frame.email}</span>
@@ -243,6 +248,137 @@ export function OverviewPage({ assets, frame, data }: { assets: PageAssets; fram
             <When at={status.nextUpdateExpected} />
           </dd>
         </dl>
+      </section>
+    </Layout>
+  );
+}
+
+export interface ListedKey {
+  id: string;
+  prefix: string;
+  lastFour: string;
+  status: 'active' | 'revoked';
+  createdAt: string;
+  lastUsedOn: string | null;
+}
+
+export interface KeysData {
+  planName: string;
+  /** the plan's key count */
+  keyLimit: number;
+  keys: ListedKey[];
+}
+
+/** Why Generate is disabled, or null when it may be pressed. */
+function generateBlocked(frame: SignedInFrame, data: KeysData, active: number): string | null {
+  if (frame.status === 'suspended') return 'The account is suspended: no new keys can be created.';
+  if (data.keyLimit > 1 && active >= data.keyLimit) {
+    return `The ${data.planName} plan allows ${data.keyLimit} active keys: revoke one to generate another.`;
+  }
+  return null;
+}
+
+export function KeysPage({ assets, frame, data, created }: { assets: PageAssets; frame: SignedInFrame; data: KeysData; created?: string }) {
+  const active = data.keys.filter((k) => k.status === 'active').length;
+  const blocked = generateBlocked(frame, data, active);
+  const replaces = data.keyLimit === 1 && active > 0;
+  return (
+    <Layout title="API keys" assets={assets} frame={frame}>
+      <h1>API keys</h1>
+      {created && (
+        <section class="card stack" aria-labelledby="new-key-heading">
+          <h2 id="new-key-heading">Your new key</h2>
+          <p class="banner">Copy it now: it is not shown again, and only its prefix and last four characters are kept.</p>
+          <label for="new-key">API key</label>
+          <input id="new-key" type="text" readonly value={created} class="secret" />
+          <button type="button" class="secondary" data-copy="new-key" hidden>
+            Copy
+          </button>
+          <script src={assets.script} defer></script>
+        </section>
+      )}
+      <section class="card stack" aria-labelledby="generate-heading">
+        <h2 id="generate-heading">Generate a key</h2>
+        <form method="post" action="/dashboard/keys" class="stack">
+          <input type="hidden" name="csrf" value={frame.csrfToken} />
+          {replaces && !blocked && (
+            <p>
+              <input type="checkbox" id="confirm" name="confirm" value="yes" required />{' '}
+              <label for="confirm">The {data.planName} plan has one key: I understand my current key stops working at once.</label>
+            </p>
+          )}
+          {blocked && (
+            <p id="generate-reason" class="muted">
+              {blocked}
+            </p>
+          )}
+          <button type="submit" disabled={blocked !== null} aria-describedby={blocked ? 'generate-reason' : undefined}>
+            Generate key
+          </button>
+        </form>
+      </section>
+      <section class="card" aria-labelledby="keys-heading">
+        <h2 id="keys-heading">Your keys</h2>
+        {data.keys.length === 0 ? (
+          <p class="muted">No keys yet.</p>
+        ) : (
+          <div class="table-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Key</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.keys.map((key) => (
+                  <tr key={key.id}>
+                    <td>
+                      <code>{`${key.prefix}_…${key.lastFour}`}</code>
+                    </td>
+                    <td>
+                      <When at={key.createdAt} />
+                    </td>
+                    <td>{key.lastUsedOn ?? 'Never'}</td>
+                    <td>{key.status === 'active' ? 'Active' : 'Revoked'}</td>
+                    <td>
+                      {key.status === 'active' && (
+                        <a href={`/dashboard/keys/revoke?id=${encodeURIComponent(key.id)}`} aria-label={`Revoke ${key.prefix}_…${key.lastFour}`}>
+                          Revoke
+                        </a>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </Layout>
+  );
+}
+
+export function RevokeKeyPage({ assets, frame, keyToRevoke }: { assets: PageAssets; frame: SignedInFrame; keyToRevoke: ListedKey }) {
+  const name = `${keyToRevoke.prefix}_…${keyToRevoke.lastFour}`;
+  return (
+    <Layout title="Revoke key" assets={assets} frame={frame}>
+      <section class="card narrow stack">
+        <h1>Revoke {name}?</h1>
+        <p>Requests with this key are refused at once (401 invalid_api_key). This cannot be undone.</p>
+        <form method="post" action="/dashboard/keys/revoke">
+          <input type="hidden" name="csrf" value={frame.csrfToken} />
+          <input type="hidden" name="id" value={keyToRevoke.id} />
+          <button type="submit" class="danger">
+            Revoke
+          </button>{' '}
+          <a href="/dashboard/keys">Cancel</a>
+        </form>
       </section>
     </Layout>
   );

@@ -12,5 +12,6 @@ import './rate-sync.js';
 import './webhook-subscription.js';
 import './session.js';
 import './account-quota.js';
+import './session-keys.js';
 
 export const schema = builder.toSchema({ sortSchema: true });
