@@ -1,7 +1,12 @@
 // Builds the whole service from its configuration and an open database; src/main.ts listens.
 import type { Kysely } from 'kysely';
 import { pino, type Logger } from 'pino';
-import type { Config } from './config.js';
+import { join } from 'node:path';
+import { publicUrlOf, type Config } from './config.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServerAdapter } from '@whatwg-node/server';
+import { refusingInvalidTargets } from './http/request-target.js';
+import { createDashboardApp, isDashboardPath } from './dashboard/app.js';
 import { localChangeFeed, type ChangeFeed } from './db/change-feed.js';
 import type { Database } from './db/database.js';
 import { createInternalApp } from './internal/app.js';
@@ -16,6 +21,7 @@ import type { Services } from './schema/context.js';
 import { schema } from './schema/index.js';
 import { RateHistoryStore } from './schema/rate-loaders.js';
 import { loadWebhookKey } from './service-file.js';
+import { createMailer, type Mailer } from './mail/mailer.js';
 import { VERSION } from './version.js';
 import { createSecretBox } from './webhooks/secret-box.js';
 import { createWebhookSender } from './webhooks/send.js';
@@ -47,6 +53,11 @@ export interface AppDependencies {
   pool?: (() => PoolUse) | null;
 }
 
+/** what @whatwg-node/server passes along from node:http */
+interface NodeContext {
+  req?: { socket?: { remoteAddress?: string; encrypted?: boolean } };
+}
+
 const RESOLVE_TIMEOUT_MS = 5_000;
 const DELIVERY_TIMEOUT_MS = 10_000; // D28
 const RESPONSE_BYTES_READ = 64 * 1024;
@@ -56,7 +67,7 @@ export function createServices(
   db: Kysely<Database>,
   changes: ChangeFeed,
   config: Config,
-  options: { clock?: () => Date; webhookNetwork?: WebhookNetwork; metrics?: ServiceMetrics } = {},
+  options: { clock?: () => Date; webhookNetwork?: WebhookNetwork; metrics?: ServiceMetrics; logger?: Logger; mailer?: Mailer } = {},
 ) {
   const keys = new KeyAuthenticator(db);
   const rateHistory = new RateHistoryStore(db);
@@ -84,6 +95,15 @@ export function createServices(
       }),
     },
     metrics: options.metrics ?? new ServiceMetrics(),
+    mailer:
+      options.mailer ??
+      createMailer({
+        smtpUrl: config.SMTP_URL,
+        from: config.MAIL_FROM,
+        outboxDir: join(config.DATA_DIR, 'outbox'),
+        logger: options.logger ?? pino({ level: config.LOG_LEVEL }),
+      }),
+    publicUrl: publicUrlOf(config),
   };
   return { services, keys };
 }
@@ -99,6 +119,7 @@ export function buildApp(deps: AppDependencies) {
     ...(deps.clock ? { clock: deps.clock } : {}),
     ...(deps.webhookNetwork ? { webhookNetwork: deps.webhookNetwork } : {}),
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
+    logger,
   });
   services.metrics.observeStore(deps.db, services.clock, deps.pool ?? null);
   const usage = new UsageRecorder(deps.db, services.clock, (err) => logger.error({ err }, 'usage flush failed'));
@@ -120,11 +141,28 @@ export function buildApp(deps: AppDependencies) {
     sharedAnswers: deps.sharedAnswers ?? true,
     metrics: services.metrics,
   });
+  const dashboard = createDashboardApp({ schema, services, trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY), logger });
+  // The public listener: the dashboard's pages, and the REST facade for everything else.
+  const publicFetch = createServerAdapter<NodeContext>((request: Request, context: NodeContext) =>
+    isDashboardPath(new URL(request.url).pathname) ? dashboard.fetch(request, context) : rest.fetch(request, context),
+  );
+  // The adapter answers a Host it cannot build a URL from with a bare 500: such targets are refused first.
+  const dashboardNode = refusingInvalidTargets((req, res) => void dashboard(req, res));
+  const web = {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- the adapter's fetch is an arrow function, safe to hand on
+    fetch: publicFetch.fetch,
+    node: (req: IncomingMessage, res: ServerResponse): void => {
+      if (isDashboardPath(req.url ?? '')) dashboardNode(req, res);
+      else rest.node(req, res);
+    },
+  };
   const internal = createInternalApp({ schema, services, operatorToken: deps.operatorToken });
   const deliveries = new DeliveryWorker(services, logger, { leaseMs: deps.config.WEBHOOK_LEASE_SECONDS * 1000 });
   return {
     services,
     rest,
+    /** the public listener's handler: the dashboard under /dashboard, the REST facade otherwise */
+    web,
     internal,
     logger,
     usage,

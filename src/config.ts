@@ -51,6 +51,17 @@ const schema = z.object({
    * attempt is never sent twice.
    */
   WEBHOOK_LEASE_SECONDS: z.coerce.number().int().min(15).max(3600).default(60),
+  /**
+   * the service's public origin, written into e-mailed sign-in links; http://HOST:PORT by default
+   * (https when the service serves TLS itself)
+   */
+  PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: 'PUBLIC_URL must be an http:// or https:// URL' })
+    .transform((v) => new URL(v).origin)
+    .optional(),
+  /** where mail goes, e.g. smtp://user:pass@host:587 (STARTTLS when the server offers it); unset: DATA_DIR/outbox/ and the log */
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'SMTP_URL must be an smtp:// or smtps:// URL').optional(),
+  MAIL_FROM: z.string().min(3).default('AUD rates <no-reply@localhost>'),
   /** where the scheduler and `sync` look for new rates: URLs or local file paths */
   RBA_RSS_URL: z.string().min(1).default('https://www.rba.gov.au/rss/rss-cb-exchange-rates.xml'),
   RBA_CSV_URL: z.string().min(1).default('https://www.rba.gov.au/statistics/tables/csv/f11.1-data.csv'),
@@ -77,6 +88,13 @@ const schema = z.object({
 });
 
 export type Config = z.infer<typeof schema>;
+
+/** PUBLIC_URL, or the listener's own origin. */
+export function publicUrlOf(config: Config): string {
+  if (config.PUBLIC_URL) return config.PUBLIC_URL;
+  const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+  return `${config.TLS_CERT_FILE ? 'https' : 'http'}://${host}:${config.PORT}`;
+}
 
 export class ConfigError extends Error {
   readonly code = 'config_invalid';

@@ -84,3 +84,11 @@ export class WebhooksNotAvailableError extends DomainError {
 export class SubscriptionLimitReachedError extends DomainError {
   readonly code = 'subscription_limit_reached';
 }
+/** A sign-in link that is malformed, unknown, expired or already used: a new one must be asked for. */
+export class InvalidSignInLinkError extends DomainError {
+  readonly code = 'invalid_sign_in_link';
+}
+/** A dashboard operation without a signed-in session (none, expired, or signed out). */
+export class SignInRequiredError extends DomainError {
+  readonly code = 'sign_in_required';
+}

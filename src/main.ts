@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   const history = await app.services.rateHistory.current();
   logger.info({ days: history.days.length, values: history.values, newestDate: history.newestDate }, 'rates loaded into memory');
   const listenerOptions = { limits: listenerLimitsOf(config), logger: app.logger };
-  const publicServer = createListener(app.rest.node, {
+  const publicServer = createListener(app.web.node, {
     ...listenerOptions,
     ...(config.TLS_CERT_FILE ? { tls: { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE!) } } : {}),
   });

@@ -141,6 +141,26 @@ export interface HistoryImportsTable {
   imported_at: ColumnType<Date, Date | undefined, never>;
 }
 
+/** An e-mailed sign-in link (D31): single use, short-lived, only its token's hash kept. */
+export interface SignInLinksTable {
+  token_hash: string;
+  /** lower-case, as accounts store it */
+  email: string;
+  /** the requesting client's address, as the per-client limit counts it */
+  client: string;
+  created_at: Date;
+  expires_at: Date;
+  used_at: ColumnType<Date | null, never, Date>;
+}
+
+/** A signed-in browser (D31): only its token's hash kept; idle and absolute expiry from these times. */
+export interface DashboardSessionsTable {
+  token_hash: string;
+  account_id: string;
+  created_at: ColumnType<Date, Date, never>;
+  last_seen_at: Date;
+}
+
 export interface Database {
   publications: PublicationsTable;
   history_imports: HistoryImportsTable;
@@ -152,9 +172,12 @@ export interface Database {
   free_convert_windows: FreeConvertWindowsTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  sign_in_links: SignInLinksTable;
+  dashboard_sessions: DashboardSessionsTable;
 }
 
 export type Account = Selectable<AccountsTable>;
 export type ApiKey = Selectable<ApiKeysTable>;
 export type WebhookSubscription = Selectable<WebhookSubscriptionsTable>;
 export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
+export type DashboardSession = Selectable<DashboardSessionsTable>;

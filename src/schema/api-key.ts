@@ -1,23 +1,17 @@
 import type { Kysely } from 'kysely';
 import { lockAccount } from '../db/accounts.js';
-import {
-  countActiveKeys,
-  insertApiKey,
-  prefixesStartingWith,
-  revokeActiveKeysOf,
-  revokeApiKeyByPrefix,
-} from '../db/api-keys.js';
-import { KEY_STATUSES, type ApiKey, type Database } from '../db/database.js';
+import { countActiveKeys, insertApiKey, prefixesStartingWith, revokeActiveKeysOf, revokeApiKeyByPrefix } from '../db/api-keys.js';
+import { KEY_STATUSES, type Account, type ApiKey, type Database } from '../db/database.js';
 import { firstFreeVariant, generateIdentifier, hashKey, randomSuburb } from '../domain/api-key.js';
 import { PLAN_LIMITS, replacesKeyOnCreate } from '../domain/plans.js';
 import { KeyLimitReachedError, NotFoundError } from '../errors.js';
 import { accountByEmail } from './account.js';
 import { builder } from './builder.js';
-import { requireOperator } from './context.js';
+import { requireOperator, type Context } from './context.js';
 
 const KeyStatusEnum = builder.enumType('ApiKeyStatus', { values: KEY_STATUSES });
 
-const ApiKeyRef = builder.objectRef<ApiKey>('ApiKey').implement({
+export const ApiKeyRef = builder.objectRef<ApiKey>('ApiKey').implement({
   description: 'An API key as stored: never the key itself, only its prefix and last four characters.',
   fields: (t) => ({
     id: t.expose('id', { type: 'UUID' }),
@@ -28,12 +22,12 @@ const ApiKeyRef = builder.objectRef<ApiKey>('ApiKey').implement({
   }),
 });
 
-interface CreatedApiKey {
+export interface CreatedApiKey {
   key: string;
   apiKey: ApiKey;
 }
 
-const CreatedApiKeyRef = builder.objectRef<CreatedApiKey>('CreatedApiKey').implement({
+export const CreatedApiKeyRef = builder.objectRef<CreatedApiKey>('CreatedApiKey').implement({
   fields: (t) => ({
     key: t.exposeString('key', { description: 'The key itself: shown this once, never stored' }),
     apiKey: t.field({ type: ApiKeyRef, resolve: (c) => c.apiKey }),
@@ -61,31 +55,36 @@ async function insertWithFreshPrefix(trx: Kysely<Database>, accountId: string): 
   return created;
 }
 
+/**
+ * Issues a key to the account. On single-key plans (Free, Starter) the existing key is revoked in
+ * the same transaction; on the others a key beyond the plan's count is refused.
+ */
+export async function issueApiKey(ctx: Context, account: Account): Promise<CreatedApiKey> {
+  const created = await ctx.services.db.transaction().execute(async (trx) => {
+    await lockAccount(trx, account.id);
+    if (replacesKeyOnCreate(account.plan)) {
+      await revokeActiveKeysOf(trx, account.id);
+    } else {
+      const limit = PLAN_LIMITS[account.plan].apiKeys;
+      if ((await countActiveKeys(trx, account.id)) >= limit) {
+        throw new KeyLimitReachedError(`The ${PLAN_LIMITS[account.plan].name} plan allows ${limit} active API keys; revoke one before creating another`);
+      }
+    }
+    return insertWithFreshPrefix(trx, account.id);
+  });
+  await ctx.services.changes.publish('keys_changed');
+  return created;
+}
+
 builder.mutationFields((t) => ({
   createApiKey: t.field({
     type: CreatedApiKeyRef,
-    description:
-      'Issues a key. On single-key plans (Free, Starter) it revokes the existing key; on the others it is refused beyond the plan\'s key count.',
+    description: "Issues a key. On single-key plans (Free, Starter) it revokes the existing key; on the others it is refused beyond the plan's key count.",
     args: { email: t.arg({ type: 'EmailAddress', required: true }) },
     resolve: async (_root, { email }, ctx) => {
       requireOperator(ctx);
       const account = await accountByEmail(ctx, email);
-      const created = await ctx.services.db.transaction().execute(async (trx) => {
-        await lockAccount(trx, account.id);
-        if (replacesKeyOnCreate(account.plan)) {
-          await revokeActiveKeysOf(trx, account.id);
-        } else {
-          const limit = PLAN_LIMITS[account.plan].apiKeys;
-          if ((await countActiveKeys(trx, account.id)) >= limit) {
-            throw new KeyLimitReachedError(
-              `The ${PLAN_LIMITS[account.plan].name} plan allows ${limit} active API keys; revoke one before creating another`,
-            );
-          }
-        }
-        return insertWithFreshPrefix(trx, account.id);
-      });
-      await ctx.services.changes.publish('keys_changed');
-      return created;
+      return issueApiKey(ctx, account);
     },
   }),
   revokeApiKey: t.field({

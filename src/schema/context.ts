@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import { ForbiddenError } from '../errors.js';
 import type { ChangeFeed } from '../db/change-feed.js';
-import type { Database, Plan } from '../db/database.js';
+import type { Account, Database, Plan } from '../db/database.js';
+import type { Mailer } from '../mail/mailer.js';
 import type { ServiceMetrics } from '../metrics.js';
 import type { SecretBox } from '../webhooks/secret-box.js';
 import type { AttemptResult, WebhookRequest } from '../webhooks/send.js';
@@ -15,6 +16,13 @@ export interface Viewer {
   plan: Plan;
   /** day of month the account's quota resets */
   billingDay: number;
+}
+
+/** Who is asking in the dashboard: a signed-in browser's session and its account. */
+export interface SessionViewer {
+  /** the hash of the session's token, which is what the store knows it by */
+  tokenHash: string;
+  account: Account;
 }
 
 /** What every request shares: built once at start-up. */
@@ -31,6 +39,9 @@ export interface Services {
   webhooks: WebhookServices;
   /** what GET /metrics on the internal port reports */
   metrics: ServiceMetrics;
+  mailer: Mailer;
+  /** the service's public origin, written into e-mailed links */
+  publicUrl: string;
 }
 
 export interface WebhookServices {
@@ -46,11 +57,13 @@ export interface Context {
   services: Services;
   rates: RateLoaders;
   viewer: Viewer | null;
+  /** the dashboard's signed-in session, when the request came from it */
+  session: SessionViewer | null;
   /** true only on the internal endpoint behind the operator token, and for the operator CLI */
   operator: boolean;
 }
 
-export function createContext(services: Services, who: { viewer?: Viewer | null; operator?: boolean }): Context {
+export function createContext(services: Services, who: { viewer?: Viewer | null; session?: SessionViewer | null; operator?: boolean }): Context {
   let rates: RateLoaders | undefined;
   return {
     services,
@@ -59,6 +72,7 @@ export function createContext(services: Services, who: { viewer?: Viewer | null;
       return (rates ??= createRateLoaders(services.rateHistory));
     },
     viewer: who.viewer ?? null,
+    session: who.session ?? null,
     operator: who.operator ?? false,
   };
 }

@@ -14,5 +14,8 @@ import './usage-analytics.js';
 import './data-analytics.js';
 import './webhook-analytics.js';
 import './account-analytics.js';
+import './session.js';
+import './account-quota.js';
+import './session-keys.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

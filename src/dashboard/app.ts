@@ -1,0 +1,366 @@
+// The dashboard: server-rendered pages under /dashboard on the public listener. Every action runs
+// a GraphQL operation with the session's account as viewer, like the REST facade; this module
+// speaks HTTP (cookies, forms, CSRF, security headers) and renders pages.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Response, createServerAdapter } from '@whatwg-node/server';
+import { parseCookie, stringifySetCookie } from 'cookie';
+import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import type { Logger } from 'pino';
+import type { VNode } from 'preact';
+import type { Account } from '../db/database.js';
+import { DomainError, RateLimitExceededError } from '../errors.js';
+import { readLimited } from '../rest/body.js';
+import { identifyPeer, type Peer, type TrustedProxies } from '../rest/client-address.js';
+import { createContext, type Services, type SessionViewer } from '../schema/context.js';
+import { authenticateSession, isTokenShaped, SIGN_IN_LINK_MINUTES, SIGN_IN_PATH } from '../schema/session.js';
+import {
+  BadLinkPage,
+  CheckEmailPage,
+  ConfirmSignInPage,
+  MessagePage,
+  OverviewPage,
+  SignInPage,
+  renderPage,
+  KeysPage,
+  RevokeKeyPage,
+  type KeysData,
+  type ListedKey,
+  type OverviewData,
+  type PageAssets,
+  type SignedInFrame,
+} from './pages.js';
+
+export interface DashboardOptions {
+  schema: GraphQLSchema;
+  services: Services;
+  trustedProxies: TrustedProxies;
+  logger: Logger;
+}
+
+interface NodeContext {
+  req?: { socket?: { remoteAddress?: string; encrypted?: boolean } };
+}
+
+/** Whether a request target belongs to the dashboard rather than the REST facade. */
+export function isDashboardPath(target: string): boolean {
+  return target === '/dashboard' || target.startsWith('/dashboard/') || target.startsWith('/dashboard?');
+}
+
+/** form bodies: far more than any field needs, far less than could hurt */
+const MAX_FORM_BYTES = 16 * 1024;
+const SESSION_MAX_AGE_S = 30 * 24 * 3600;
+
+/** A file served under a name with its content's hash, so it can be cached for a year. */
+interface StaticAsset {
+  path: string;
+  body: string;
+  type: string;
+}
+
+function staticAsset(file: string, type: string): StaticAsset {
+  const body = readFileSync(new URL(file, import.meta.url), 'utf8');
+  const [name, extension] = file.slice(2).split('.');
+  return { path: `/dashboard/static/${name}-${createHash('sha256').update(body).digest('hex').slice(0, 16)}.${extension}`, body, type };
+}
+
+const STYLESHEET = staticAsset('./style.css', 'text/css; charset=utf-8');
+const SCRIPT = staticAsset('./copy.js', 'text/javascript; charset=utf-8');
+const STATIC_ASSETS = new Map([STYLESHEET, SCRIPT].map((asset) => [asset.path, asset]));
+const ASSETS: PageAssets = { stylesheet: STYLESHEET.path, script: SCRIPT.path };
+
+const PAGE_HEADERS = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'Content-Security-Policy': "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'Cache-Control': 'no-store',
+  // The sign-in pages carry a token in their address: no page tells another site where it came from.
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+};
+
+const DOCUMENTS = {
+  requestSignInLink: 'mutation($email: Text!, $client: Text!) { requestSignInLink(email: $email, client: $client) }',
+  signIn: 'mutation($token: Text!) { signIn(token: $token) { sessionToken } }',
+  signOut: 'mutation { signOut }',
+  overview: `query {
+    sessionAccount {
+      email plan status
+      planLimits { name monthlyRequests resets apiKeys historyDays fullHistory timeSeriesDays webhookSubscriptions }
+      quota { limit used remaining resetsAt }
+    }
+    serviceStatus { state stale newestRateDate lastUpdate nextUpdateExpected }
+  }`,
+  keys: 'query { sessionAccount { email status planLimits { name apiKeys } apiKeys { id prefix lastFour status createdAt lastUsedOn } } }',
+  createKey: 'mutation { createSessionApiKey { key } }',
+  revokeKey: 'mutation($id: Text!) { revokeSessionApiKey(id: $id) { id } }',
+} as const;
+type Operation = keyof typeof DOCUMENTS;
+
+interface OperationData {
+  requestSignInLink: { requestSignInLink: boolean };
+  signIn: { signIn: { sessionToken: string } };
+  signOut: { signOut: boolean };
+  keys: { sessionAccount: Pick<Account, 'email' | 'status'> & { planLimits: { name: string; apiKeys: number }; apiKeys: ListedKey[] } };
+  createKey: { createSessionApiKey: { key: string } };
+  revokeKey: { revokeSessionApiKey: { id: string } };
+  overview: { sessionAccount: OverviewData['account'] & Pick<Account, 'status'>; serviceStatus: OverviewData['status'] };
+}
+
+/** A refusal the dashboard answers with a page of its own. */
+class PageRefusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly title: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A signed-in page asked for without a session. */
+class SignInFirst extends Error {}
+
+interface DashboardRequest {
+  request: Request;
+  url: URL;
+  peer: Peer;
+  https: boolean;
+  session: SessionViewer | null;
+  /** the cookie's token, when it named a live session */
+  sessionToken: string | null;
+}
+
+export function createDashboardApp({ schema, services, trustedProxies, logger }: DashboardOptions) {
+  const documents = new Map<Operation, DocumentNode>();
+  for (const [name, text] of Object.entries(DOCUMENTS) as [Operation, string][]) {
+    const document = parse(text);
+    const errors = validate(schema, document);
+    if (errors.length > 0) throw new Error(`Dashboard operation ${name}: ${errors.map((e) => e.message).join('; ')}`);
+    documents.set(name, document);
+  }
+
+  async function run<O extends Operation>(operation: O, variables: Record<string, unknown>, session: SessionViewer | null): Promise<OperationData[O]> {
+    const result = await execute({
+      schema,
+      document: documents.get(operation)!,
+      contextValue: createContext(services, { session }),
+      variableValues: variables,
+    });
+    const error = result.errors?.[0];
+    if (error) throw error.originalError ?? error;
+    return result.data as unknown as OperationData[O];
+  }
+
+  const page = (status: number, node: VNode, headers: Record<string, string> = {}) =>
+    new Response(renderPage(node), { status, headers: { ...PAGE_HEADERS, ...headers } });
+  const redirect = (location: string, headers: Record<string, string> = {}) =>
+    new Response(null, { status: 303, headers: { Location: location, 'Cache-Control': 'no-store', ...headers } });
+
+  const cookieName = (https: boolean) => (https ? '__Host-session' : 'session');
+  const sessionCookie = (https: boolean, token: string, maxAge: number) =>
+    stringifySetCookie(cookieName(https), token, { path: '/', httpOnly: true, sameSite: 'lax', secure: https, maxAge });
+
+  /** The per-session CSRF token: derived from the session's own secret, so a page on another site cannot know it. */
+  const csrfTokenOf = (sessionToken: string) => createHash('sha256').update(`csrf:${sessionToken}`).digest('base64url');
+
+  function frameOf(req: DashboardRequest, account: Pick<Account, 'email' | 'status'>, current: SignedInFrame['current']): SignedInFrame {
+    return { email: account.email, status: account.status, csrfToken: csrfTokenOf(req.sessionToken!), current };
+  }
+
+  /** A state-changing request must come from the dashboard's own pages: another site's Origin or fetch metadata is refused. */
+  function checkSameOrigin(req: DashboardRequest): void {
+    const fetchSite = req.request.headers.get('sec-fetch-site');
+    if (fetchSite !== null && fetchSite !== 'same-origin' && fetchSite !== 'none') {
+      throw new PageRefusal(403, 'Request refused', 'This form was sent from another site. Open the dashboard and try again.');
+    }
+    const origin = req.request.headers.get('origin');
+    if (origin === null) return;
+    const own = [new URL(services.publicUrl).origin, `${req.https ? 'https' : 'http'}://${req.request.headers.get('host') ?? ''}`];
+    if (!own.includes(origin)) throw new PageRefusal(403, 'Request refused', 'This form was sent from another site. Open the dashboard and try again.');
+  }
+
+  async function formOf(req: DashboardRequest): Promise<URLSearchParams> {
+    const body = req.request.body ? await readLimited(req.request.body as AsyncIterable<Uint8Array>, MAX_FORM_BYTES) : '';
+    return new URLSearchParams(body);
+  }
+
+  function checkCsrf(req: DashboardRequest, form: URLSearchParams): SessionViewer {
+    if (!req.session || !req.sessionToken) throw new PageRefusal(401, 'Signed out', 'Your session has ended. Sign in again.');
+    const sent = Buffer.from(form.get('csrf') ?? '');
+    const expected = Buffer.from(csrfTokenOf(req.sessionToken));
+    if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) {
+      throw new PageRefusal(403, 'Request refused', 'This form is out of date or was not sent by the dashboard. Reload the page and try again.');
+    }
+    return req.session;
+  }
+
+  /** A page that needs a session; without one the browser goes to the sign-in page. */
+  function signedIn(req: DashboardRequest): SessionViewer {
+    if (!req.session) throw new SignInFirst();
+    return req.session;
+  }
+
+  async function keysOf(session: SessionViewer): Promise<KeysData & { account: Pick<Account, 'email' | 'status'> }> {
+    const { sessionAccount: account } = await run('keys', {}, session);
+    return { account, planName: account.planLimits.name, keyLimit: account.planLimits.apiKeys, keys: account.apiKeys };
+  }
+
+  async function keysPage(req: DashboardRequest, session: SessionViewer, created?: string): Promise<VNode> {
+    const data = await keysOf(session);
+    return KeysPage({ assets: ASSETS, frame: frameOf(req, data.account, 'keys'), data, ...(created ? { created } : {}) });
+  }
+
+  type Handler = (req: DashboardRequest) => Promise<Response>;
+  const routes: Record<string, Partial<Record<'GET' | 'POST', Handler>>> = {
+    '/dashboard': {
+      GET: async (req) => {
+        if (!req.session) return page(200, SignInPage({ assets: ASSETS }));
+        const { sessionAccount: account, serviceStatus: status } = await run('overview', {}, req.session);
+        return page(200, OverviewPage({ assets: ASSETS, frame: frameOf(req, account, 'overview'), data: { account, status } }));
+      },
+    },
+    '/dashboard/sign-in-link': {
+      POST: async (req) => {
+        checkSameOrigin(req);
+        const email = (await formOf(req)).get('email') ?? '';
+        try {
+          await run('requestSignInLink', { email, client: req.peer.client }, null);
+        } catch (error) {
+          if (error instanceof DomainError && error.code === 'bad_request') {
+            return page(400, SignInPage({ assets: ASSETS, error: error.message, email: email.slice(0, 254) }));
+          }
+          throw error;
+        }
+        return page(200, CheckEmailPage({ assets: ASSETS, minutes: SIGN_IN_LINK_MINUTES }));
+      },
+    },
+    [SIGN_IN_PATH]: {
+      // Opening the link only shows a button: a mail scanner that fetches it consumes nothing.
+      GET: async (req) => {
+        const token = req.url.searchParams.get('token') ?? '';
+        if (!isTokenShaped(token)) {
+          return page(
+            400,
+            BadLinkPage({ assets: ASSETS, message: 'This address is not a complete sign-in link. Copy the whole link from the e-mail, or ask for a new one.' }),
+          );
+        }
+        return page(200, ConfirmSignInPage({ assets: ASSETS, token }));
+      },
+      POST: async (req) => {
+        checkSameOrigin(req);
+        const token = (await formOf(req)).get('token') ?? '';
+        let sessionToken: string;
+        try {
+          ({
+            signIn: { sessionToken },
+          } = await run('signIn', { token }, null));
+        } catch (error) {
+          if (error instanceof DomainError && error.code === 'invalid_sign_in_link') return page(400, BadLinkPage({ assets: ASSETS, message: error.message }));
+          throw error;
+        }
+        // A new session every time, never the cookie the browser came with (no fixation); the old one ends.
+        if (req.session) await run('signOut', {}, req.session);
+        return redirect('/dashboard', { 'Set-Cookie': sessionCookie(req.https, sessionToken, SESSION_MAX_AGE_S) });
+      },
+    },
+    '/dashboard/keys': {
+      GET: async (req) => {
+        const session = signedIn(req);
+        return page(200, await keysPage(req, session));
+      },
+      POST: async (req) => {
+        checkSameOrigin(req);
+        const form = await formOf(req);
+        const session = checkCsrf(req, form);
+        const before = await keysOf(session);
+        const active = before.keys.filter((k) => k.status === 'active').length;
+        // Free and Starter hold one key: replacing it must be confirmed, as the old one stops at once.
+        if (before.keyLimit === 1 && active > 0 && form.get('confirm') !== 'yes') {
+          throw new PageRefusal(400, 'Confirmation needed', 'Tick the box confirming that your current key stops working at once, then generate again.');
+        }
+        const { createSessionApiKey } = await run('createKey', {}, session);
+        return page(200, await keysPage(req, session, createSessionApiKey.key));
+      },
+    },
+    '/dashboard/keys/revoke': {
+      GET: async (req) => {
+        const session = signedIn(req);
+        const { account, keys } = await keysOf(session);
+        const key = keys.find((k) => k.id === req.url.searchParams.get('id') && k.status === 'active');
+        if (!key) throw new PageRefusal(404, 'Key not found', 'This account has no active key with that id.');
+        return page(200, RevokeKeyPage({ assets: ASSETS, frame: frameOf(req, account, 'keys'), keyToRevoke: key }));
+      },
+      POST: async (req) => {
+        checkSameOrigin(req);
+        const form = await formOf(req);
+        const session = checkCsrf(req, form);
+        await run('revokeKey', { id: form.get('id') ?? '' }, session);
+        return redirect('/dashboard/keys');
+      },
+    },
+    '/dashboard/sign-out': {
+      POST: async (req) => {
+        checkSameOrigin(req);
+        const session = checkCsrf(req, await formOf(req));
+        await run('signOut', {}, session);
+        return redirect('/dashboard', { 'Set-Cookie': sessionCookie(req.https, '', 0) });
+      },
+    },
+  };
+
+  function staticResponse(asset: StaticAsset): Response {
+    return new Response(asset.body, {
+      headers: { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' },
+    });
+  }
+
+  async function serve(request: Request, context: NodeContext | undefined): Promise<Response> {
+    const url = new URL(request.url);
+    const socket = context?.req?.socket;
+    const peer = identifyPeer(socket?.remoteAddress, request.headers.get('x-forwarded-for'), trustedProxies);
+    const forwardedProto = peer.viaTrustedProxy ? request.headers.get('x-forwarded-proto') : null;
+    const https = socket?.encrypted === true || forwardedProto?.split(',')[0]!.trim().toLowerCase() === 'https';
+    try {
+      // D20, as on the API: plain HTTP only from this machine.
+      if (!https && !(forwardedProto === null && peer.socketLoopback)) {
+        throw new PageRefusal(403, 'HTTPS required', 'The dashboard is served over HTTPS only.');
+      }
+      const asset = STATIC_ASSETS.get(url.pathname);
+      if (asset && (request.method === 'GET' || request.method === 'HEAD')) return staticResponse(asset);
+      const methods = routes[url.pathname];
+      if (!methods) throw new PageRefusal(404, 'Page not found', 'There is no dashboard page at this address.');
+      const handler = methods[request.method as 'GET' | 'POST'];
+      if (!handler) {
+        return page(
+          405,
+          MessagePage({ assets: ASSETS, title: 'Method not allowed', message: `This page answers ${Object.keys(methods).join(' and ')} only.` }),
+          {
+            Allow: Object.keys(methods).join(', '),
+          },
+        );
+      }
+      const cookie = parseCookie(request.headers.get('cookie') ?? '')[cookieName(https)];
+      const session = cookie ? await authenticateSession(services, cookie) : null;
+      return await handler({ request, url, peer, https, session, sessionToken: session ? cookie! : null });
+    } catch (error) {
+      return failure(error);
+    }
+  }
+
+  function failure(error: unknown): Response {
+    if (error instanceof SignInFirst) return redirect('/dashboard');
+    if (error instanceof PageRefusal) return page(error.status, MessagePage({ assets: ASSETS, title: error.title, message: error.message }));
+    if (error instanceof RateLimitExceededError) {
+      return page(429, MessagePage({ assets: ASSETS, title: 'Too many requests', message: error.message }), error.headers);
+    }
+    if (error instanceof DomainError) {
+      const status = error.code === 'bad_request' ? 400 : error.code === 'not_found' ? 404 : error.code === 'sign_in_required' ? 401 : 403;
+      return page(status, MessagePage({ assets: ASSETS, title: status === 404 ? 'Not found' : 'Request refused', message: error.message }));
+    }
+    logger.error({ err: error }, 'dashboard request failed');
+    return page(503, MessagePage({ assets: ASSETS, title: 'Try again later', message: 'The dashboard could not answer just now. Try again in a moment.' }));
+  }
+
+  return createServerAdapter<NodeContext>(serve);
+}

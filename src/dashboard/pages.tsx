@@ -1,0 +1,385 @@
+// The dashboard's pages, rendered on the server by preact: every text and attribute is escaped by
+// the renderer, and every page works without JavaScript.
+import type { ComponentChildren } from 'preact';
+import { renderToString } from 'preact-render-to-string';
+import type { AccountStatus } from '../db/database.js';
+
+/** What every signed-in page shows in its header. */
+export interface SignedInFrame {
+  email: string;
+  status: AccountStatus;
+  csrfToken: string;
+  current: 'overview' | 'keys';
+}
+
+export interface PageAssets {
+  stylesheet: string;
+  /** the one script: it only adds copy buttons */
+  script: string;
+}
+
+function Layout({ title, assets, frame, children }: { title: string; assets: PageAssets; frame?: SignedInFrame; children: ComponentChildren }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${title} · AUD rates dashboard`}</title>
+        <link rel="stylesheet" href={assets.stylesheet} />
+      </head>
+      <body>
+        <header class="site">
+          <div class="bar">
+            <a class="brand" href="/dashboard">
+              AUD rates
+            </a>
+            {frame && (
+              <>
+                <nav aria-label="Dashboard">
+                  <a href="/dashboard" aria-current={frame.current === 'overview' ? 'page' : undefined}>
+                    Overview
+                  </a>
+                  <a href="/dashboard/keys" aria-current={frame.current === 'keys' ? 'page' : undefined}>
+                    Keys
+                  </a>
+                </nav>
+                <span class="muted">{frame.email}</span>
+                <form class="inline" method="post" action="/dashboard/sign-out">
+                  <input type="hidden" name="csrf" value={frame.csrfToken} />
+                  <button class="secondary" type="submit">
+                    Sign out
+                  </button>
+                </form>
+              </>
+            )}
+          </div>
+        </header>
+        <main>
+          {frame?.status === 'suspended' && (
+            <p class="banner" role="alert">
+              This account is suspended: its API keys are refused and no new keys or webhook subscriptions can be created. Contact support to reinstate it.
+            </p>
+          )}
+          {children}
+        </main>
+      </body>
+    </html>
+  );
+}
+
+export function renderPage(node: preact.VNode): string {
+  return `<!doctype html>${renderToString(node)}`;
+}
+
+export function SignInPage({ assets, error, email }: { assets: PageAssets; error?: string; email?: string }) {
+  return (
+    <Layout title="Sign in" assets={assets}>
+      <section class="card narrow stack">
+        <h1>Sign in or sign up</h1>
+        <p class="muted">We e-mail you a link that signs you in. A new address gets a Free account when its link is first used.</p>
+        <form method="post" action="/dashboard/sign-in-link" class="stack">
+          <div>
+            <label for="email">E-mail</label>
+            <input
+              id="email"
+              name="email"
+              type="email"
+              autocomplete="email"
+              required
+              maxLength={254}
+              value={email}
+              aria-invalid={error ? 'true' : undefined}
+              aria-describedby={error ? 'email-error' : undefined}
+            />
+          </div>
+          {error && (
+            <p id="email-error" class="error">
+              {error}
+            </p>
+          )}
+          <button type="submit">Send sign-in link</button>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
+export function CheckEmailPage({ assets, minutes }: { assets: PageAssets; minutes: number }) {
+  return (
+    <Layout title="Check your e-mail" assets={assets}>
+      <section class="card narrow stack">
+        <h1>Check your e-mail</h1>
+        <p>If the address can receive mail, a sign-in link is on its way. It works once and expires in {minutes} minutes.</p>
+        <p class="muted">
+          Nothing arrived? Check the spam folder, or <a href="/dashboard">ask for another link</a>.
+        </p>
+      </section>
+    </Layout>
+  );
+}
+
+export function ConfirmSignInPage({ assets, token }: { assets: PageAssets; token: string }) {
+  return (
+    <Layout title="Sign in" assets={assets}>
+      <section class="card narrow stack">
+        <h1>Sign in</h1>
+        <p>Continue to your dashboard. The link works once.</p>
+        <form method="post" action="/dashboard/sign-in">
+          <input type="hidden" name="token" value={token} />
+          <button type="submit">Sign in</button>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
+export function BadLinkPage({ assets, message }: { assets: PageAssets; message: string }) {
+  return (
+    <Layout title="Link not valid" assets={assets}>
+      <section class="card narrow stack">
+        <h1>This link cannot sign you in</h1>
+        <p>{message}</p>
+        <p>
+          <a href="/dashboard">Get a new sign-in link</a>
+        </p>
+      </section>
+    </Layout>
+  );
+}
+
+export function MessagePage({ assets, title, message, frame }: { assets: PageAssets; title: string; message: string; frame?: SignedInFrame }) {
+  return (
+    <Layout title={title} assets={assets} {...(frame ? { frame } : {})}>
+      <section class="card narrow stack">
+        <h1>{title}</h1>
+        <p>{message}</p>
+        <p>
+          <a href="/dashboard">Back to the dashboard</a>
+        </p>
+      </section>
+    </Layout>
+  );
+}
+
+export interface OverviewData {
+  account: {
+    email: string;
+    plan: string;
+    planLimits: {
+      name: string;
+      monthlyRequests: number;
+      resets: boolean;
+      apiKeys: number;
+      historyDays: number | null;
+      fullHistory: boolean;
+      timeSeriesDays: number | null;
+      webhookSubscriptions: number;
+    };
+    quota: { limit: number; used: number; remaining: number; resetsAt: string | null };
+  };
+  status: { state: string; stale: boolean; newestRateDate: string | null; lastUpdate: string | null; nextUpdateExpected: string };
+}
+
+const count = new Intl.NumberFormat('en-AU');
+const instant = new Intl.DateTimeFormat('en-AU', { timeZone: 'UTC', dateStyle: 'long', timeStyle: 'short', hourCycle: 'h23' });
+
+function When({ at }: { at: string }) {
+  return <time dateTime={at}>{`${instant.format(new Date(at))} UTC`}</time>;
+}
+
+export function OverviewPage({ assets, frame, data }: { assets: PageAssets; frame: SignedInFrame; data: OverviewData }) {
+  const { planLimits: plan, quota } = data.account;
+  const { status } = data;
+  return (
+    <Layout title="Overview" assets={assets} frame={frame}>
+      <h1>Overview</h1>
+      <section class="card" aria-labelledby="account-heading">
+        <h2 id="account-heading">Account</h2>
+        <dl class="facts">
+          <dt>E-mail</dt>
+          <dd>{frame.email}</dd>
+          <dt>Plan</dt>
+          <dd>{plan.name}</dd>
+        </dl>
+      </section>
+      <section class="card" aria-labelledby="quota-heading">
+        <h2 id="quota-heading">{plan.resets ? 'Requests this billing period' : 'Requests of the one-time allowance'}</h2>
+        <meter min={0} max={quota.limit} value={quota.used} aria-label="Requests used">
+          {`${count.format(quota.used)} of ${count.format(quota.limit)}`}
+        </meter>
+        <dl class="facts">
+          <dt>Used</dt>
+          <dd>{count.format(quota.used)}</dd>
+          <dt>Remaining</dt>
+          <dd>{count.format(quota.remaining)}</dd>
+          <dt>Limit</dt>
+          <dd>{count.format(quota.limit)}</dd>
+          <dt>Resets</dt>
+          <dd>{quota.resetsAt ? <When at={quota.resetsAt} /> : 'Never: the Free allowance is used once'}</dd>
+        </dl>
+      </section>
+      <section class="card" aria-labelledby="plan-heading">
+        <h2 id="plan-heading">What the {plan.name} plan includes</h2>
+        <dl class="facts">
+          <dt>Requests</dt>
+          <dd>{plan.resets ? `${count.format(plan.monthlyRequests)} a month` : `${count.format(plan.monthlyRequests)} once`}</dd>
+          <dt>API keys</dt>
+          <dd>{plan.apiKeys}</dd>
+          <dt>Historical rates</dt>
+          <dd>{plan.fullHistory ? 'Full history from 2018' : plan.historyDays === null ? 'None' : `The last ${plan.historyDays} days`}</dd>
+          <dt>Time series</dt>
+          <dd>{plan.timeSeriesDays === null ? 'None' : `Up to ${plan.timeSeriesDays} days`}</dd>
+          <dt>Webhook subscriptions</dt>
+          <dd>{plan.webhookSubscriptions === 0 ? 'None' : plan.webhookSubscriptions}</dd>
+        </dl>
+      </section>
+      <section class="card" aria-labelledby="data-heading">
+        <h2 id="data-heading">Data</h2>
+        {status.stale && <p class="banner">The rates are late: the newest published day has not arrived yet. Answers carry X-Data-Stale.</p>}
+        <dl class="facts">
+          <dt>Service</dt>
+          <dd>{status.state === 'operational' ? 'Operational' : 'Degraded'}</dd>
+          <dt>Newest rates</dt>
+          <dd>{status.newestRateDate ?? 'None stored yet'}</dd>
+          <dt>Last stored</dt>
+          <dd>{status.lastUpdate ? <When at={status.lastUpdate} /> : 'Unknown'}</dd>
+          <dt>Next expected</dt>
+          <dd>
+            <When at={status.nextUpdateExpected} />
+          </dd>
+        </dl>
+      </section>
+    </Layout>
+  );
+}
+
+export interface ListedKey {
+  id: string;
+  prefix: string;
+  lastFour: string;
+  status: 'active' | 'revoked';
+  createdAt: string;
+  lastUsedOn: string | null;
+}
+
+export interface KeysData {
+  planName: string;
+  /** the plan's key count */
+  keyLimit: number;
+  keys: ListedKey[];
+}
+
+/** Why Generate is disabled, or null when it may be pressed. */
+function generateBlocked(frame: SignedInFrame, data: KeysData, active: number): string | null {
+  if (frame.status === 'suspended') return 'The account is suspended: no new keys can be created.';
+  if (data.keyLimit > 1 && active >= data.keyLimit) {
+    return `The ${data.planName} plan allows ${data.keyLimit} active keys: revoke one to generate another.`;
+  }
+  return null;
+}
+
+export function KeysPage({ assets, frame, data, created }: { assets: PageAssets; frame: SignedInFrame; data: KeysData; created?: string }) {
+  const active = data.keys.filter((k) => k.status === 'active').length;
+  const blocked = generateBlocked(frame, data, active);
+  const replaces = data.keyLimit === 1 && active > 0;
+  return (
+    <Layout title="API keys" assets={assets} frame={frame}>
+      <h1>API keys</h1>
+      {created && (
+        <section class="card stack" aria-labelledby="new-key-heading">
+          <h2 id="new-key-heading">Your new key</h2>
+          <p class="banner">Copy it now: it is not shown again, and only its prefix and last four characters are kept.</p>
+          <label for="new-key">API key</label>
+          <input id="new-key" type="text" readonly value={created} class="secret" />
+          <button type="button" class="secondary" data-copy="new-key" hidden>
+            Copy
+          </button>
+          <script src={assets.script} defer></script>
+        </section>
+      )}
+      <section class="card stack" aria-labelledby="generate-heading">
+        <h2 id="generate-heading">Generate a key</h2>
+        <form method="post" action="/dashboard/keys" class="stack">
+          <input type="hidden" name="csrf" value={frame.csrfToken} />
+          {replaces && !blocked && (
+            <p>
+              <input type="checkbox" id="confirm" name="confirm" value="yes" required />{' '}
+              <label for="confirm">The {data.planName} plan has one key: I understand my current key stops working at once.</label>
+            </p>
+          )}
+          {blocked && (
+            <p id="generate-reason" class="muted">
+              {blocked}
+            </p>
+          )}
+          <button type="submit" disabled={blocked !== null} aria-describedby={blocked ? 'generate-reason' : undefined}>
+            Generate key
+          </button>
+        </form>
+      </section>
+      <section class="card" aria-labelledby="keys-heading">
+        <h2 id="keys-heading">Your keys</h2>
+        {data.keys.length === 0 ? (
+          <p class="muted">No keys yet.</p>
+        ) : (
+          <div class="table-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Key</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.keys.map((key) => (
+                  <tr key={key.id}>
+                    <td>
+                      <code>{`${key.prefix}_…${key.lastFour}`}</code>
+                    </td>
+                    <td>
+                      <When at={key.createdAt} />
+                    </td>
+                    <td>{key.lastUsedOn ?? 'Never'}</td>
+                    <td>{key.status === 'active' ? 'Active' : 'Revoked'}</td>
+                    <td>
+                      {key.status === 'active' && (
+                        <a href={`/dashboard/keys/revoke?id=${encodeURIComponent(key.id)}`} aria-label={`Revoke ${key.prefix}_…${key.lastFour}`}>
+                          Revoke
+                        </a>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </Layout>
+  );
+}
+
+export function RevokeKeyPage({ assets, frame, keyToRevoke }: { assets: PageAssets; frame: SignedInFrame; keyToRevoke: ListedKey }) {
+  const name = `${keyToRevoke.prefix}_…${keyToRevoke.lastFour}`;
+  return (
+    <Layout title="Revoke key" assets={assets} frame={frame}>
+      <section class="card narrow stack">
+        <h1>Revoke {name}?</h1>
+        <p>Requests with this key are refused at once (401 invalid_api_key). This cannot be undone.</p>
+        <form method="post" action="/dashboard/keys/revoke">
+          <input type="hidden" name="csrf" value={frame.csrfToken} />
+          <input type="hidden" name="id" value={keyToRevoke.id} />
+          <button type="submit" class="danger">
+            Revoke
+          </button>{' '}
+          <a href="/dashboard/keys">Cancel</a>
+        </form>
+      </section>
+    </Layout>
+  );
+}

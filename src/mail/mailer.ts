@@ -1,0 +1,51 @@
+// Outgoing e-mail. With SMTP_URL, nodemailer sends over SMTP (upgrading with STARTTLS whenever the
+// server offers it); without, each message is written as an .eml file under DATA_DIR/outbox/ and
+// its essentials logged, so a local user can follow a sign-in link with no mail server.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import type { Logger } from 'pino';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  /** what the log shows of the message when it goes to the outbox (a link, never a secret beyond it) */
+  essentials: Record<string, string>;
+}
+
+export interface Mailer {
+  send(message: MailMessage): Promise<void>;
+}
+
+export interface MailerOptions {
+  smtpUrl: string | undefined;
+  from: string;
+  /** where messages go without SMTP */
+  outboxDir: string;
+  logger: Logger;
+}
+
+export function createMailer({ smtpUrl, from, outboxDir, logger }: MailerOptions): Mailer {
+  if (smtpUrl) {
+    const transport = nodemailer.createTransport(smtpUrl);
+    return {
+      async send({ to, subject, text, html }) {
+        await transport.sendMail({ from, to, subject, text, html });
+      },
+    };
+  }
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    async send({ to, subject, text, html, essentials }) {
+      const info = await transport.sendMail({ from, to, subject, text, html });
+      mkdirSync(outboxDir, { recursive: true, mode: 0o700 });
+      const file = join(outboxDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`);
+      // The message holds a sign-in link: readable by the service's user only.
+      writeFileSync(file, info.message as Buffer, { mode: 0o600 }); // buffer: true above
+      logger.info({ to, file, ...essentials }, `mail written to the outbox (no SMTP_URL): ${subject}`);
+    },
+  };
+}

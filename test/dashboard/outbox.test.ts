@@ -1,0 +1,28 @@
+// Without SMTP_URL the sign-in mail goes to DATA_DIR/outbox/ (readable by the service only) and its link to the log.
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { expect, it } from 'vitest';
+import { createMailer } from '../../src/mail/mailer.js';
+import { signInMail } from '../../src/mail/sign-in-mail.js';
+
+it('writes an .eml file (0600) and logs the link at info', async () => {
+  const dir = join(mkdtempSync(join(tmpdir(), 'outbox-')), 'outbox');
+  const lines: string[] = [];
+  const logger = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _enc, done) => (lines.push(chunk.toString()), done()) }));
+  const mailer = createMailer({ smtpUrl: undefined, from: 'AUD rates <no-reply@localhost>', outboxDir: dir, logger });
+  const link = 'http://127.0.0.1:8080/dashboard/sign-in?token=' + 'A'.repeat(43);
+  await mailer.send(signInMail('me@example.com', link, 15));
+  const [file] = readdirSync(dir);
+  expect(file).toMatch(/\.eml$/);
+  expect(statSync(join(dir, file!)).mode & 0o777).toBe(0o600);
+  const eml = readFileSync(join(dir, file!), 'utf8');
+  expect(eml).toContain('To: me@example.com');
+  expect(eml).toContain('text/plain');
+  expect(eml).toContain('text/html');
+  const entry = JSON.parse(lines[0]!);
+  expect(entry.level).toBe(30);
+  expect(entry.link).toBe(link);
+});
