@@ -168,16 +168,20 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
     return { email: account.email, status: account.status, csrfToken: csrfTokenOf(req.sessionToken!), current };
   }
 
-  /** A state-changing request must come from the dashboard's own pages: another site's Origin or fetch metadata is refused. */
+  /**
+   * A state-changing request must come from the dashboard's own pages. A browser's fetch metadata
+   * says so outright; without it, the Origin must be ours. (From a page with no-referrer, Chromium
+   * sends `Origin: null` even to the same origin, so that value decides nothing on its own.)
+   */
   function checkSameOrigin(req: DashboardRequest): void {
+    const refused = () => new PageRefusal(403, 'Request refused', 'This form was sent from another site. Open the dashboard and try again.');
     const fetchSite = req.request.headers.get('sec-fetch-site');
-    if (fetchSite !== null && fetchSite !== 'same-origin' && fetchSite !== 'none') {
-      throw new PageRefusal(403, 'Request refused', 'This form was sent from another site. Open the dashboard and try again.');
-    }
+    if (fetchSite === 'same-origin' || fetchSite === 'none') return;
+    if (fetchSite !== null) throw refused();
     const origin = req.request.headers.get('origin');
     if (origin === null) return;
     const own = [new URL(services.publicUrl).origin, `${req.https ? 'https' : 'http'}://${req.request.headers.get('host') ?? ''}`];
-    if (!own.includes(origin)) throw new PageRefusal(403, 'Request refused', 'This form was sent from another site. Open the dashboard and try again.');
+    if (!own.includes(origin)) throw refused();
   }
 
   async function formOf(req: DashboardRequest): Promise<URLSearchParams> {

@@ -251,8 +251,9 @@ describe('CSRF and origins', () => {
     await browser.signIn(t, 'origin@example.com');
     const csrf = Browser.csrfOf(await (await browser.get('/dashboard')).text());
     const foreign: Record<string, string>[] = [
-      { Origin: 'https://evil.example' },
-      { Origin: 'null' },
+      { Origin: 'https://evil.example', 'Sec-Fetch-Site': '' },
+      { Origin: 'null', 'Sec-Fetch-Site': '' },
+      { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' },
       { 'Sec-Fetch-Site': 'cross-site' },
       { 'Sec-Fetch-Site': 'same-site' },
     ];

@@ -114,10 +114,12 @@ export class Browser {
     return this.request(path, { headers });
   }
 
+  /** A form post; a header given as '' is left out. */
   post(path: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+    const sent = { 'Content-Type': 'application/x-www-form-urlencoded', Origin: PUBLIC_URL, 'Sec-Fetch-Site': 'same-origin', ...headers };
     return this.request(path, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: PUBLIC_URL, 'Sec-Fetch-Site': 'same-origin', ...headers },
+      headers: Object.fromEntries(Object.entries(sent).filter(([, value]) => value !== '')),
       body: new URLSearchParams(form).toString(),
     });
   }
