@@ -87,6 +87,7 @@ export async function startChangeFeed(target: DatabaseTarget, onError: (error: u
       // when it reconnects): the change is announced from a connection of its own.
       const announceAlone = async () => {
         const sender = new pg.Client({ connectionString: url });
+        sender.on('error', onError); // a connection lost mid-announcement must not end the process
         await sender.connect();
         await sender.query('select pg_notify($1, $2)', [channel, id]).finally(() => sender.end());
       };

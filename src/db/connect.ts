@@ -125,6 +125,11 @@ function reportingStalls(pool: pg.Pool): PostgresPool {
         throw unavailable(error);
       });
       let stalled = false;
+      // A connection that dies while checked out but between statements (inside a transaction)
+      // is reported on the client itself, where pg-pool no longer listens: unheard, it would end
+      // the process. It is marked to be discarded; the next statement on it fails as a stall.
+      const lost = () => void (stalled = true);
+      client.on('error', lost);
       const query = async (sql: string, parameters: readonly unknown[]) => {
         try {
           return await client.query(sql, [...parameters]);
@@ -136,7 +141,10 @@ function reportingStalls(pool: pg.Pool): PostgresPool {
       return {
         // Kysely calls the cursor form only when given a cursor class, which this dialect is not.
         query: query as unknown as PostgresPoolClient['query'],
-        release: () => client.release(stalled),
+        release: () => {
+          client.off('error', lost);
+          client.release(stalled);
+        },
       };
     },
     end: () => pool.end(),
