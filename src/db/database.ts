@@ -132,6 +132,26 @@ export interface WebhookDeliveriesTable {
   finished_at: ColumnType<Date | null, never, Date | null>;
 }
 
+export type AttemptOutcome = 'delivered' | 'failed';
+
+/** One attempt of a delivery, test deliveries included; pruned after the retention (src/jobs/webhook-deliveries.ts). */
+export interface WebhookAttemptsTable {
+  id: Generated<string>;
+  /** the X-ExchangeRates-Delivery id: a `webhook_deliveries` row's, or a test delivery's own */
+  delivery_id: string;
+  subscription_id: string;
+  event: WebhookEvent;
+  rate_date: string;
+  /** 1 for the first attempt of a delivery */
+  attempt: number;
+  attempted_at: Date;
+  duration_ms: number;
+  /** the receiver's HTTP status; null when it gave none */
+  http_status: number | null;
+  error: string | null;
+  outcome: AttemptOutcome;
+}
+
 /** A history workbook (RBA_HISTORY_URLS) stored in full; it is fetched no more. */
 export interface HistoryImportsTable {
   source: string;
@@ -172,6 +192,7 @@ export interface Database {
   free_convert_windows: FreeConvertWindowsTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
   sign_in_links: SignInLinksTable;
   dashboard_sessions: DashboardSessionsTable;
 }
@@ -180,4 +201,5 @@ export type Account = Selectable<AccountsTable>;
 export type ApiKey = Selectable<ApiKeysTable>;
 export type WebhookSubscription = Selectable<WebhookSubscriptionsTable>;
 export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
+export type WebhookAttempt = Selectable<WebhookAttemptsTable>;
 export type DashboardSession = Selectable<DashboardSessionsTable>;

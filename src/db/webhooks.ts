@@ -1,7 +1,7 @@
 // Repository for webhook subscriptions and their deliveries. Plain functions taking `db` or `trx`.
 import { randomUUID } from 'node:crypto';
 import { sql, type Insertable, type Kysely } from 'kysely';
-import type { Database, Plan, WebhookDelivery, WebhookSubscription, WebhookSubscriptionsTable } from './database.js';
+import type { Database, Plan, WebhookAttemptsTable, WebhookDelivery, WebhookSubscription, WebhookSubscriptionsTable } from './database.js';
 
 export async function insertSubscription(db: Kysely<Database>, row: Insertable<WebhookSubscriptionsTable>): Promise<WebhookSubscription> {
   return db.insertInto('webhook_subscriptions').values(row).returningAll().executeTakeFirstOrThrow();
@@ -113,6 +113,7 @@ export async function recordPublicationDeliveries(
 export interface ClaimedDelivery {
   id: string;
   event: WebhookDelivery['event'];
+  rateDate: string;
   payload: string;
   attempts: number;
   createdAt: Date;
@@ -138,6 +139,7 @@ export async function claimDueDeliveries(
   const result = await sql<{
     id: string;
     event: WebhookDelivery['event'];
+    rate_date: string;
     payload: string;
     attempts: number;
     created_at: Date;
@@ -156,11 +158,12 @@ export async function claimDueDeliveries(
     update webhook_deliveries d set leased_until = ${leasedUntil}
     from due, webhook_subscriptions s, accounts a
     where d.id = due.id and s.id = d.subscription_id and a.id = s.account_id
-    returning d.id, d.event, d.payload, d.attempts, d.created_at, d.subscription_id, s.url, s.secret_ciphertext,
+    returning d.id, d.event, d.rate_date, d.payload, d.attempts, d.created_at, d.subscription_id, s.url, s.secret_ciphertext,
       s.is_active and a.status = 'active' and a.plan in (${sql.join(plans)}) as is_active`.execute(db);
   return result.rows.map((r) => ({
     id: r.id,
     event: r.event,
+    rateDate: r.rate_date,
     payload: r.payload,
     attempts: r.attempts,
     createdAt: r.created_at,
@@ -174,10 +177,14 @@ export async function claimDueDeliveries(
 export interface AttemptRecord {
   deliveryId: string;
   subscriptionId: string;
+  rateDate: string;
+  /** 1 for the first attempt */
+  attempt: number;
   ok: boolean;
   status: number | null;
   error: string | null;
   at: Date;
+  durationMs: number;
   /** when to try again after a failure; null when this was the last attempt */
   retryAt: Date | null;
   /** consecutive failures at which a subscription is deactivated (D28) */
@@ -185,8 +192,8 @@ export interface AttemptRecord {
 }
 
 /**
- * Stores attempts' outcomes on their deliveries and the subscriptions' health, in one transaction
- * (one commit for a batch of attempts, in the order they finished).
+ * Stores attempts' outcomes on their deliveries, the subscriptions' health and the attempts
+ * themselves, in one transaction (one commit for a batch of attempts, in the order they finished).
  */
 export async function recordAttempts(db: Kysely<Database>, attempts: readonly AttemptRecord[]): Promise<void> {
   if (attempts.length === 0) return;
@@ -223,7 +230,98 @@ export async function recordAttempts(db: Kysely<Database>, attempts: readonly At
           .execute();
       }
     }
+    await insertAttempts(
+      trx,
+      attempts.map((a) => ({
+        delivery_id: a.deliveryId,
+        subscription_id: a.subscriptionId,
+        event: 'rates.published',
+        rate_date: a.rateDate,
+        attempt: a.attempt,
+        attempted_at: a.at,
+        duration_ms: a.durationMs,
+        http_status: a.status,
+        error: a.error,
+        outcome: a.ok ? 'delivered' : 'failed',
+      })),
+    );
   });
+}
+
+/**
+ * Records attempts as they were made: the worker's batches, and test deliveries one at a time. An
+ * attempt whose subscription was deleted meanwhile is left out rather than failing the batch.
+ */
+export async function insertAttempts(db: Kysely<Database>, rows: readonly Insertable<WebhookAttemptsTable>[]): Promise<void> {
+  if (rows.length === 0) return;
+  await sql`
+    insert into webhook_attempts (delivery_id, subscription_id, event, rate_date, attempt, attempted_at, duration_ms, http_status, error, outcome)
+    select v.delivery_id, v.subscription_id, v.event, v.rate_date, v.attempt, v.attempted_at, v.duration_ms, v.http_status, v.error, v.outcome
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(
+      delivery_id uuid, subscription_id text, event text, rate_date date, attempt smallint, attempted_at timestamptz,
+      duration_ms integer, http_status smallint, error text, outcome text)
+    where exists (select 1 from webhook_subscriptions s where s.id = v.subscription_id)`.execute(db);
+}
+
+export interface RecentAttempt {
+  deliveryId: string;
+  event: WebhookDelivery['event'];
+  rateDate: string;
+  attempt: number;
+  attemptedAt: Date;
+  durationMs: number;
+  httpStatus: number | null;
+  error: string | null;
+  outcome: 'delivered' | 'failed';
+  /** when the delivery is tried again, for a delivery's latest attempt while it is still pending */
+  nextAttemptAt: Date | null;
+}
+
+/** A subscription's latest attempts, newest first, each with its delivery's next retry when one is due. */
+export async function listRecentAttempts(db: Kysely<Database>, subscriptionId: string, limit: number): Promise<RecentAttempt[]> {
+  const rows = await db
+    .selectFrom('webhook_attempts as a')
+    .leftJoin('webhook_deliveries as d', (join) =>
+      join.onRef('d.id', '=', 'a.delivery_id').on('d.state', '=', 'pending').onRef('d.attempts', '=', 'a.attempt'),
+    )
+    .select([
+      'a.delivery_id',
+      'a.event',
+      'a.rate_date',
+      'a.attempt',
+      'a.attempted_at',
+      'a.duration_ms',
+      'a.http_status',
+      'a.error',
+      'a.outcome',
+      'd.next_attempt_at',
+    ])
+    .where('a.subscription_id', '=', subscriptionId)
+    .orderBy('a.attempted_at', 'desc')
+    .orderBy('a.id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    deliveryId: r.delivery_id,
+    event: r.event,
+    rateDate: r.rate_date,
+    attempt: r.attempt,
+    attemptedAt: r.attempted_at,
+    durationMs: r.duration_ms,
+    httpStatus: r.http_status,
+    error: r.error,
+    outcome: r.outcome,
+    nextAttemptAt: r.next_attempt_at,
+  }));
+}
+
+/** Deletes up to `limit` attempts made before `before`; resolves with how many went. */
+export async function pruneAttempts(db: Kysely<Database>, before: Date, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom('webhook_attempts')
+    .where('id', 'in', (eb) => eb.selectFrom('webhook_attempts').select('id').where('attempted_at', '<', before).orderBy('attempted_at').limit(limit))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 /** A delivery whose subscription was deactivated before its attempt: it is not sent. */

@@ -4,7 +4,7 @@
 // out.
 import pLimit from 'p-limit';
 import type { Logger } from 'pino';
-import { abandonDelivery, claimDueDeliveries, recordAttempts, type AttemptRecord, type ClaimedDelivery } from '../db/webhooks.js';
+import { abandonDelivery, claimDueDeliveries, pruneAttempts, recordAttempts, type AttemptRecord, type ClaimedDelivery } from '../db/webhooks.js';
 import { PLANS_WITH_WEBHOOKS } from '../domain/plans.js';
 import type { Services } from '../schema/context.js';
 import { signedDelivery } from '../webhooks/sign.js';
@@ -13,6 +13,13 @@ import { signedDelivery } from '../webhooks/sign.js';
 export const ATTEMPT_OFFSETS_MS = [0, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000] as const;
 /** D28: consecutive failed attempts that deactivate a subscription. */
 export const DEACTIVATE_AFTER_FAILURES = 10;
+
+/** How long attempts are kept for the dashboard and the delivery analytics (README, "Webhooks"). */
+export const ATTEMPT_RETENTION_MS = 90 * 24 * 3_600_000;
+/** Old attempts are deleted this many at a time, at most once an hour, so no prune holds locks for long. */
+const PRUNE_BATCH = 1_000;
+const PRUNE_BATCHES_PER_RUN = 20;
+const PRUNE_EVERY_MS = 3_600_000;
 
 /** Outcomes are written in batches: one commit for many attempts. */
 const RECORD_BATCH = 64;
@@ -38,6 +45,7 @@ export class DeliveryWorker {
   private outcomes: AttemptRecord[] = [];
   private recordTimer: NodeJS.Timeout | null = null;
   private recording: Promise<void> = Promise.resolve();
+  private prunedAt = -Infinity;
 
   constructor(
     private readonly services: Services,
@@ -115,7 +123,23 @@ export class DeliveryWorker {
     }
     await Promise.all(inFlight);
     await this.flushOutcomes();
+    await this.pruneOldAttempts();
     return attempted;
+  }
+
+  /** Deletes attempts past the retention, a bounded number per run; the rest go at the next. */
+  private async pruneOldAttempts(): Promise<void> {
+    const now = this.services.clock();
+    if (now.getTime() - this.prunedAt < PRUNE_EVERY_MS) return;
+    this.prunedAt = now.getTime();
+    const before = new Date(now.getTime() - ATTEMPT_RETENTION_MS);
+    let pruned = 0;
+    for (let batch = 0; batch < PRUNE_BATCHES_PER_RUN; batch++) {
+      const deleted = await pruneAttempts(this.services.db, before, PRUNE_BATCH);
+      pruned += deleted;
+      if (deleted < PRUNE_BATCH) break;
+    }
+    if (pruned > 0) this.logger.info({ pruned, before }, 'old webhook attempts pruned');
   }
 
   private record(outcome: AttemptRecord): void {
@@ -146,17 +170,21 @@ export class DeliveryWorker {
     const secret = webhooks.box.open(delivery.secretCiphertext);
     const started = performance.now();
     const result = await webhooks.send(signedDelivery(delivery.url, delivery.event, delivery.id, delivery.payload, secret));
-    this.services.metrics.webhookAttempt(result.ok ? 'delivered' : 'failed', (performance.now() - started) / 1000);
+    const durationMs = performance.now() - started;
+    this.services.metrics.webhookAttempt(result.ok ? 'delivered' : 'failed', durationMs / 1000);
     const at = clock();
     const nextOffset = ATTEMPT_OFFSETS_MS[delivery.attempts + 1];
     const retryAt = result.ok || nextOffset === undefined ? null : new Date(Math.max(delivery.createdAt.getTime() + nextOffset, at.getTime()));
     this.record({
       deliveryId: delivery.id,
       subscriptionId: delivery.subscriptionId,
+      rateDate: delivery.rateDate,
+      attempt: delivery.attempts + 1,
       ok: result.ok,
       status: result.status,
       error: result.error,
       at,
+      durationMs: Math.round(durationMs),
       retryAt,
       deactivateAt: DEACTIVATE_AFTER_FAILURES,
     });

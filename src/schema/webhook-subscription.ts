@@ -8,6 +8,7 @@ import {
   countSubscriptions,
   deleteSubscription,
   findSubscription,
+  insertAttempts,
   insertSubscription,
   listSubscriptions,
   setSubscriptionActive,
@@ -200,7 +201,22 @@ builder.mutationFields((t) => ({
       const deliveryId = randomUUID();
       const payload = deliveryPayload('rates.test', deliveryId, day, subscription.currencies);
       const secret = webhooks.box.open(subscription.secret_ciphertext);
+      const started = performance.now();
       const result = await webhooks.send(signedDelivery(subscription.url, 'rates.test', deliveryId, payload, secret));
+      await insertAttempts(ctx.services.db, [
+        {
+          delivery_id: deliveryId,
+          subscription_id: subscription.id,
+          event: 'rates.test',
+          rate_date: day.date,
+          attempt: 1,
+          attempted_at: ctx.services.clock(),
+          duration_ms: Math.round(performance.now() - started),
+          http_status: result.status,
+          error: result.error,
+          outcome: result.ok ? 'delivered' : 'failed',
+        },
+      ]);
       return {
         delivered: result.ok,
         responseStatus: result.status ?? 0,
