@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { countInWindow } from '../db/quota.js';
-import { RateLimitExceededError } from '../errors.js';
+import { RateLimitedError } from './http-errors.js';
 
 export const FREE_CONVERT_LIMIT = 3;
 export const FREE_CONVERT_WINDOW_SECONDS = 3600;
@@ -22,7 +22,7 @@ export class FreeConvertLimit {
     };
     if (requests > FREE_CONVERT_LIMIT) {
       const seconds = Math.max(1, Math.ceil((resetsAt.getTime() - now.getTime()) / 1000));
-      throw new RateLimitExceededError(`Rate limit exceeded. Try again in ${seconds} seconds.`, { ...headers, 'Retry-After': String(seconds) });
+      throw new RateLimitedError(`Rate limit exceeded. Try again in ${seconds} seconds.`, { ...headers, 'Retry-After': String(seconds) });
     }
     return { ...headers, 'X-RateLimit-Window': String(FREE_CONVERT_WINDOW_SECONDS) };
   }

@@ -11,7 +11,8 @@ import type { Database } from '../db/database.js';
 import { grantUnits, type QuotaCount } from '../db/quota.js';
 import { billingPeriod, type BillingPeriod } from '../domain/billing.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
-import { RateLimitExceededError, ServiceUnavailableError } from '../errors.js';
+import { ServiceUnavailableError } from '../errors.js';
+import { RateLimitedError } from './http-errors.js';
 import type { Viewer } from '../schema/context.js';
 
 interface Waiter {
@@ -59,7 +60,7 @@ export class MonthlyQuota {
     if (count === null) {
       headers['X-RateLimit-Remaining-Monthly'] = '0';
       if (period) headers['Retry-After'] = String(Math.max(1, Math.ceil((period.resetsAt.getTime() - now.getTime()) / 1000)));
-      throw new RateLimitExceededError(
+      throw new RateLimitedError(
         period
           ? `Monthly quota of ${limit} requests for the ${plan.name} plan exceeded; it resets on the next billing cycle (${period.resetsAt.toISOString()})`
           : `The ${plan.name} plan's one-time allowance of ${limit} requests is used up; it does not reset: upgrade to a paid plan to continue`,

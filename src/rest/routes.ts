@@ -35,6 +35,8 @@ export interface Route<Data = any> {
   body?: 'json';
   /** the answer depends only on the query, the viewer's plan, the stored rates and the time: identical requests may share it briefly */
   cacheable?: boolean;
+  /** answers with rates: a stale answer says so (D23 in docs/decisions.md, src/rest/steps/freshness.ts) */
+  rates?: boolean;
   document: string;
   variables: (req: RouteRequest) => Record<string, unknown>;
   respond: (data: Data, req: RouteRequest) => { body: Json; status?: number };
@@ -42,9 +44,6 @@ export interface Route<Data = any> {
 }
 
 const defineRoute = <Data>(route: Route<Data>): Route<Data> => route;
-
-/** Every rate operation also asks for freshness, so stale responses can say so (D23). */
-const FRESHNESS = 'freshness: serviceStatus { stale newestRateDate }';
 
 interface DayData {
   date: string;
@@ -145,11 +144,11 @@ export const routes: readonly Route[] = [
     name: 'Convert',
     method: 'GET',
     cacheable: true,
+    rates: true,
     path: '/convert',
     auth: 'optional',
     document: `query Convert($from: CurrencyCode!, $to: CurrencyCode!, $amount: Decimal!, $date: LocalDate) {
       convert(from: $from, to: $to, amount: $amount, date: $date) { from to amount rate result date timestamp }
-      ${FRESHNESS}
     }`,
     variables: (req) => {
       // D11, D12: a historical conversion without a key is refused before its parameters are read.
@@ -180,11 +179,11 @@ export const routes: readonly Route[] = [
     name: 'Latest',
     method: 'GET',
     cacheable: true,
+    rates: true,
     path: '/latest',
     auth: 'key',
     document: `query Latest($codes: [CurrencyCode!]) {
       latest { date timestamp rates(codes: $codes) }
-      ${FRESHNESS}
     }`,
     variables: (req) => ({ codes: symbolsAndBase(new QueryParams(req.search, ['symbols', 'base'])) }),
     respond: (data) => ({ body: ratesBody(data.latest) }),
@@ -194,11 +193,11 @@ export const routes: readonly Route[] = [
     name: 'LatestCurrency',
     method: 'GET',
     cacheable: true,
+    rates: true,
     path: '/latest/:currency',
     auth: 'key',
     document: `query LatestCurrency($code: CurrencyCode!) {
       latest(having: $code) { date timestamp rates(codes: [$code]) }
-      ${FRESHNESS}
     }`,
     variables: (req) => {
       new QueryParams(req.search, NO_QUERY);
@@ -211,11 +210,11 @@ export const routes: readonly Route[] = [
     name: 'TimeSeries',
     method: 'GET',
     cacheable: true,
+    rates: true,
     path: '/timeseries',
     auth: 'key',
     document: `query TimeSeries($start: LocalDate!, $end: LocalDate!, $codes: [CurrencyCode!]) {
       timeSeries(startDate: $start, endDate: $end, having: $codes) { rates(codes: $codes) }
-      ${FRESHNESS}
     }`,
     variables: (req) => {
       const params = new QueryParams(req.search, ['start_date', 'end_date', 'symbols', 'base']);
@@ -240,12 +239,12 @@ export const routes: readonly Route[] = [
     name: 'RateDay',
     method: 'GET',
     cacheable: true,
+    rates: true,
     path: '/:date',
     paramPatterns: { date: DATE_SEGMENT },
     auth: 'key',
     document: `query RateDay($date: LocalDate!) {
       rateDay(date: $date) { date timestamp rates }
-      ${FRESHNESS}
     }`,
     variables: (req) => {
       new QueryParams(req.search, NO_QUERY);
@@ -258,12 +257,12 @@ export const routes: readonly Route[] = [
     name: 'RateDayCurrency',
     method: 'GET',
     cacheable: true,
+    rates: true,
     path: '/:date/:currency',
     paramPatterns: { date: DATE_SEGMENT },
     auth: 'key',
     document: `query RateDayCurrency($date: LocalDate!, $code: CurrencyCode!) {
       rateDay(date: $date, having: $code) { date timestamp rates(codes: [$code]) }
-      ${FRESHNESS}
     }`,
     variables: (req) => {
       new QueryParams(req.search, NO_QUERY);

@@ -62,9 +62,7 @@ export function requireSession(ctx: Context): SessionViewer {
 function waitMessage(oldest: Date | null, now: Date, what: string): RateLimitExceededError {
   const seconds = Math.max(1, Math.ceil(((oldest?.getTime() ?? now.getTime()) + HOUR_MS - now.getTime()) / 1000));
   const minutes = Math.ceil(seconds / 60);
-  return new RateLimitExceededError(`Too many sign-in links ${what} in the last hour. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
-    'Retry-After': String(seconds),
-  });
+  return new RateLimitExceededError(`Too many sign-in links ${what} in the last hour. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, seconds);
 }
 
 interface SignedIn {

@@ -3,7 +3,7 @@
 // src/jobs/webhook-deliveries.ts's.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { lockAccount } from '../db/accounts.js';
-import type { WebhookSubscription } from '../db/database.js';
+import type { Plan, WebhookSubscription } from '../db/database.js';
 import {
   countSubscriptions,
   deleteSubscription,
@@ -15,13 +15,13 @@ import {
 } from '../db/webhooks.js';
 import { CURRENCY_CODES } from '../domain/currencies.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
-import { BadRequestError, InvalidApiKeyError, NotFoundError, ServiceUnavailableError } from '../errors.js';
+import { AccountSuspendedError, BadRequestError, InvalidApiKeyError, NotFoundError, ServiceUnavailableError } from '../errors.js';
 import { deliveryPayload } from '../webhooks/payload.js';
 import { generateSigningSecret } from '../webhooks/secret-box.js';
 import { signedDelivery } from '../webhooks/sign.js';
 import { parseWebhookUrl, resolveWebhookTarget } from '../webhooks/target.js';
 import { builder } from './builder.js';
-import type { Context, Viewer } from './context.js';
+import type { Context } from './context.js';
 import { CurrencyCodeEnum } from './currency.js';
 import { checkSubscriptionLimit, checkWebhooksAvailable } from './plan-rules.js';
 
@@ -30,16 +30,36 @@ const ALL_CODES = CURRENCY_CODES.filter((code) => code !== 'AUD');
 const MAX_DESCRIPTION = 200;
 const SUBSCRIPTION_ID = /^[0-9a-f]{32}$/;
 
-function requireViewer(ctx: Context): Viewer {
-  if (!ctx.viewer) throw new InvalidApiKeyError('Webhook subscriptions need an API key: send Authorization: Bearer <key>');
-  return ctx.viewer;
+/** The account whose subscriptions these are. */
+interface Subscriber {
+  accountId: string;
+  plan: Plan;
+}
+
+/** The key's account, or the signed-in dashboard session's (docs/api.md §4.2). */
+function requireSubscriber(ctx: Context): Subscriber {
+  if (ctx.viewer) return ctx.viewer;
+  if (ctx.session) return { accountId: ctx.session.account.id, plan: ctx.session.account.plan };
+  throw new InvalidApiKeyError('Webhook subscriptions belong to an account: an API key or a dashboard session is needed');
+}
+
+/**
+ * A subscriber that may change its subscriptions. A suspended account's keys are refused before
+ * any operation; its dashboard session may still look, but not change anything.
+ */
+function requireActiveSubscriber(ctx: Context): Subscriber {
+  const subscriber = requireSubscriber(ctx);
+  if (ctx.session?.account.status === 'suspended') {
+    throw new AccountSuspendedError('This account is suspended: its webhook subscriptions cannot be created or changed until it is reinstated');
+  }
+  return subscriber;
 }
 
 const noSuchSubscription = (id: string) => new NotFoundError(`No webhook subscription ${id}`);
 
 /** The viewer's subscription; another account's and an unknown id look the same (404). */
 async function ownSubscription(ctx: Context, id: string): Promise<WebhookSubscription> {
-  const viewer = requireViewer(ctx);
+  const viewer = requireSubscriber(ctx);
   const subscription = SUBSCRIPTION_ID.test(id) ? await findSubscription(ctx.services.db, viewer.accountId, id) : undefined;
   if (!subscription) throw noSuchSubscription(id);
   return subscription;
@@ -121,7 +141,7 @@ builder.queryField('webhookSubscriptions', (t) =>
     type: SubscriptionListRef,
     description: "The viewer's subscriptions, oldest first, and the plan's limit",
     resolve: async (_root, _args, ctx) => {
-      const viewer = requireViewer(ctx);
+      const viewer = requireSubscriber(ctx);
       return {
         subscriptions: await listSubscriptions(ctx.services.db, viewer.accountId),
         limit: PLAN_LIMITS[viewer.plan].webhookSubscriptions,
@@ -136,7 +156,7 @@ builder.mutationFields((t) => ({
     description: 'Subscribes an HTTPS URL on a public host to new publications (D26)',
     args: { input: t.arg({ type: CreateInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
-      const viewer = requireViewer(ctx);
+      const viewer = requireActiveSubscriber(ctx);
       const { webhooks, db } = ctx.services;
       // D11: the request's own faults (400) before the plan's (403).
       const url = parseWebhookUrl(input.url, webhooks.policy.allowPrivate);
@@ -169,7 +189,7 @@ builder.mutationFields((t) => ({
     description: 'Removes one of the viewer\'s subscriptions and its pending deliveries; returns its id',
     args: { id: t.arg({ type: 'Text', required: true }) },
     resolve: async (_root, { id }, ctx) => {
-      const viewer = requireViewer(ctx);
+      const viewer = requireActiveSubscriber(ctx);
       // One statement, limited to the viewer's own: another account's id is simply not found.
       if (!SUBSCRIPTION_ID.test(id) || !(await deleteSubscription(ctx.services.db, viewer.accountId, id))) throw noSuchSubscription(id);
       return id;
@@ -180,7 +200,7 @@ builder.mutationFields((t) => ({
     description: 'Re-activates a subscription, resetting its failure count (D28), or deactivates it',
     args: { id: t.arg({ type: 'Text', required: true }), isActive: t.arg.boolean({ required: true }) },
     resolve: async (_root, { id, isActive }, ctx) => {
-      const viewer = requireViewer(ctx);
+      const viewer = requireActiveSubscriber(ctx);
       if (isActive) checkWebhooksAvailable(viewer.plan); // D11: plan (403) before data (404)
       const updated = SUBSCRIPTION_ID.test(id) ? await setSubscriptionActive(ctx.services.db, viewer.accountId, id, isActive) : undefined;
       if (!updated) throw noSuchSubscription(id);
@@ -192,7 +212,7 @@ builder.mutationFields((t) => ({
     description: 'Sends one signed rates.test delivery with the latest rates now; changes no counters (D28)',
     args: { id: t.arg({ type: 'Text', required: true }) },
     resolve: async (_root, { id }, ctx) => {
-      checkWebhooksAvailable(requireViewer(ctx).plan); // D11: plan (403) before data (404)
+      checkWebhooksAvailable(requireActiveSubscriber(ctx).plan); // D11: plan (403) before data (404)
       const subscription = await ownSubscription(ctx, id);
       const history = await ctx.rates.history();
       const day = history.newestDate === null ? null : history.day(history.newestDate);

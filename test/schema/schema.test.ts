@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { getNamedType, isInputObjectType, isObjectType, parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { prepareDocuments } from '../../src/rest/app.js';
+import { prepareDocuments } from '../../src/rest/steps/operation.js';
 import { routes } from '../../src/rest/routes.js';
 import { schema } from '../../src/schema/index.js';
 import { printedSchema } from '../../src/schema/print.js';
