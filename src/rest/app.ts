@@ -4,7 +4,7 @@
 import { hash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Response, createServerAdapter } from '@whatwg-node/server';
-import { parse, validate, type GraphQLSchema } from 'graphql';
+import { validate, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Logger } from 'pino';
 import { DomainError, HttpsRequiredError, MethodNotAllowedError, NotFoundError, RateLimitExceededError } from '../errors.js';
@@ -86,17 +86,17 @@ function allowedMethods(routes: readonly Route[]): string[] {
 const RESPONSE_TTL_MS = 1_000;
 
 /**
- * Parses, validates and compiles every route's document once, at start-up; a bad one stops the
- * service. The documents never change, so each runs as a compiled function (graphql-jit) rather
- * than being walked again by the interpreter on every request.
+ * Validates and compiles every route's document once, at start-up; a bad one stops the service.
+ * These are the only documents the public listener runs ("trusted documents": it has no GraphQL
+ * endpoint, and nothing from a request becomes a document). They never change, so each runs as a
+ * compiled function (graphql-jit) rather than being walked again by the interpreter on every request.
  */
 export function prepareDocuments(schema: GraphQLSchema, table: readonly Route[]): Map<Route, CompiledQuery> {
   const documents = new Map<Route, CompiledQuery>();
   for (const route of table) {
-    const document = parse(route.document);
-    const errors = validate(schema, document);
+    const errors = validate(schema, route.document);
     if (errors.length > 0) throw new Error(`Route ${route.name}: ${errors.map((e) => e.message).join('; ')}`);
-    const compiled = compileQuery(schema, document);
+    const compiled = compileQuery(schema, route.document);
     if (!isCompiledQuery(compiled)) throw new Error(`Route ${route.name}: ${compiled.errors?.map((e) => e.message).join('; ')}`);
     documents.set(route, compiled);
   }
@@ -202,11 +202,11 @@ export function createRestApp(options: RestAppOptions) {
 
     const result = await documents.get(route)!.query(undefined, createContext(services, { viewer }), variableValues);
     if (result.errors?.length) throw result.errors[0]!;
-    const data = result.data as Record<string, any>;
+    const data = result.data;
 
     const { body: response, status = 200 } = route.respond(data, routeRequest);
     const headers: Record<string, string> = { 'Cache-Control': route.cacheControl };
-    const freshness = data.freshness as { stale: boolean; newestRateDate: string | null } | undefined;
+    const freshness = data?.freshness as { stale: boolean; newestRateDate: string | null } | undefined;
     if (freshness?.stale && freshness.newestRateDate) {
       headers['X-Data-Stale'] = 'true';
       headers['X-RBA-Source-Date'] = freshness.newestRateDate;
