@@ -7,6 +7,7 @@ import { sydneyDate } from '../domain/calendar.js';
 import { canonicalRates } from '../domain/currencies.js';
 import { PLANS_WITH_WEBHOOKS } from '../domain/plans.js';
 import { BadRequestError } from '../errors.js';
+import { isPublishedCode, type PublishedCode } from '../rba/codes.js';
 import type { RbaTable } from '../rba/index.js';
 import type { Services } from '../schema/context.js';
 import { FIRST_DATE } from '../schema/rate-day.js';
@@ -25,13 +26,21 @@ export interface ImportOutcome extends ImportSummary {
   deliveries: number;
 }
 
+/** A batch parsed from an RBA file: its codes are the published ones, as the import operation's input takes them. */
+export interface RbaBatch extends RatesBatch {
+  days: { date: string; rates: { code: PublishedCode; value: string }[] }[];
+}
+
 /** A parsed RBA file as a batch to store. */
-export function batchOf(source: string, table: RbaTable): RatesBatch {
+export function batchOf(source: string, table: RbaTable): RbaBatch {
   return {
     source,
     format: table.format,
     publicationDate: table.publicationDate,
-    days: table.days.map((day) => ({ date: day.date, rates: Object.entries(day.rates).map(([code, value]) => ({ code, value })) })),
+    days: table.days.map((day) => ({
+      date: day.date,
+      rates: Object.entries(day.rates).flatMap(([code, value]) => (isPublishedCode(code) && value !== undefined ? [{ code, value }] : [])),
+    })),
   };
 }
 

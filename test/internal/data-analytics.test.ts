@@ -25,7 +25,7 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 const run = async (document: string) => {
-  const result = await t.operator(document);
+  const result = await t.operatorText(document);
   if (result.errors) throw new Error(JSON.stringify(result.errors));
   return result.data;
 };

@@ -28,7 +28,7 @@ describe('saved operations', () => {
   });
 
   it.each(files)('%s runs on the internal endpoint', async (name) => {
-    const result = await t.operator(readFileSync(new URL(name, DIR), 'utf8'), VARIABLES);
+    const result = await t.operatorText(readFileSync(new URL(name, DIR), 'utf8'), VARIABLES);
     expect(result.errors).toBeUndefined();
     expect(result.data).toBeTruthy();
   });

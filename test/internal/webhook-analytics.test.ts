@@ -25,7 +25,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('webhookHealth', () => {
     expect(await app.app.deliveries.runDue()).toBe(2);
 
     const counts = 'deliveries delivered gaveUp abandoned pending attempts successRate';
-    const result = await app.operator(`{
+    const result = await app.operatorText(`{
       all: webhookHealth(from: "2026-05-01", to: "2026-05-31") {
         overall { ${counts} }
         deactivatedSubscriptions

@@ -7,6 +7,7 @@ import type { RbaTable } from '../../src/rba/index.js';
 import { startTestApp, type RequestOptions, type TestApp, type TestAppOptions } from '../support/app.js';
 import { expectInstant } from '../support/expect.js';
 import { standIn } from '../support/stand-in.js';
+import { graphql } from '../../src/graphql.js';
 
 // Tuesday 12 May 2026, 03:00 UTC. With billing day 20 the period began on 2026-04-20 and the next
 // billing date is 2026-05-20 at 00:00 UTC.
@@ -89,15 +90,15 @@ export async function storedCounts(
 
 /** A second key of the account (Professional and above keep both). */
 export async function anotherKey(t: TestApp, email: string): Promise<string> {
-  const result = await t.operator('mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }', { e: email });
+  const result = await t.operator(graphql('mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }'), { e: email });
   if (result.errors) throw new Error(result.errors[0]!.message);
-  return result.data.createApiKey.key;
+  return result.data!.createApiKey.key;
 }
 
 export async function setPlan(t: TestApp, email: string, plan: Plan): Promise<void> {
-  const result = await t.operator('mutation($e: EmailAddress!, $p: Plan!) { setAccountPlan(email: $e, plan: $p) { plan } }', { e: email, p: plan });
+  const result = await t.operator(graphql('mutation($e: EmailAddress!, $p: Plan!) { setAccountPlan(email: $e, plan: $p) { plan } }'), { e: email, p: plan });
   if (result.errors) throw new Error(result.errors[0]!.message);
-  expect(result.data.setAccountPlan.plan).toBe(plan);
+  expect(result.data!.setAccountPlan.plan).toBe(plan);
 }
 
 export const RATE_LIMIT_HEADERS = [

@@ -9,6 +9,7 @@ import type { Plan } from '../../src/db/database.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { tableResolver } from '../support/dns.js';
+import { graphql } from '../../src/graphql.js';
 
 const PATH = '/api/webhook-subscriptions';
 const PUBLIC_V4 = '93.184.216.34';
@@ -21,7 +22,7 @@ const DNS: Record<string, string[]> = {
 /** Every name the service asked about, in order. (`asked`) */
 const { resolve, asked } = tableResolver(DNS);
 
-const SET_PLAN = 'mutation($e: EmailAddress!, $p: Plan!) { setAccountPlan(email: $e, plan: $p) { plan } }';
+const SET_PLAN = graphql('mutation($e: EmailAddress!, $p: Plan!) { setAccountPlan(email: $e, plan: $p) { plan } }');
 const SECRET = /^whsec_[A-Za-z0-9_-]{43}$/;
 const ID = /^[0-9a-f]{32}$/;
 
@@ -337,9 +338,9 @@ describe("each plan's subscription count (docs/api.md §8)", () => {
   it('the count is per account, not per key: a second key of the same account shares it', async () => {
     const { key, email } = await account('professional');
     await fill(key, 2);
-    const second = await t.operator('mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }', { e: email });
+    const second = await t.operator(graphql('mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }'), { e: email });
     expect(second.errors).toBeUndefined();
-    const secondKey: string = second.data.createApiKey.key;
+    const secondKey: string = second.data!.createApiKey.key;
     expect((await create(secondKey)).status).toBe(200);
     expectError(await create(key), 403, 'subscription_limit_reached');
     expectError(await create(secondKey), 403, 'subscription_limit_reached');

@@ -9,11 +9,12 @@ import type { Plan } from '../../src/db/database.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { expectError, ISO_INSTANT, type JsonResponse } from '../support/expect.js';
 import { tableResolver } from '../support/dns.js';
+import { graphql } from '../../src/graphql.js';
 
 const PATH = '/api/webhook-subscriptions';
 const { resolve } = tableResolver({ 'hooks.example.com': ['93.184.216.34'] });
 
-const SET_PLAN = 'mutation($e: EmailAddress!, $p: Plan!) { setAccountPlan(email: $e, plan: $p) { plan } }';
+const SET_PLAN = graphql('mutation($e: EmailAddress!, $p: Plan!) { setAccountPlan(email: $e, plan: $p) { plan } }');
 const LIST_FIELDS = ['createdAt', 'currencies', 'description', 'failureCount', 'id', 'isActive', 'lastSuccessAt', 'url'];
 
 let t: TestApp;

@@ -2,6 +2,8 @@
 // the session cookie of a real sign-in stands for the account; changes need the session's CSRF
 // token in X-CSRF-Token; a key still works as before and wins when both are sent. A missing or
 // wrong token, or a cookie whose session ended, is 401 invalid_api_key and changes nothing.
+import type { Plan } from '../../src/db/database.js';
+import { graphql } from '../../src/graphql.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { Browser, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
@@ -10,8 +12,8 @@ import { expectError } from '../support/expect.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const PATH = '/api/webhook-subscriptions';
-const SET_PLAN = 'mutation($e: EmailAddress!, $p: Plan!) { setAccountPlan(email: $e, plan: $p) { plan } }';
-const SET_STATUS = 'mutation($e: EmailAddress!, $s: AccountStatus!) { setAccountStatus(email: $e, status: $s) { status } }';
+const SET_PLAN = graphql('mutation($e: EmailAddress!, $p: Plan!) { setAccountPlan(email: $e, plan: $p) { plan } }');
+const SET_STATUS = graphql('mutation($e: EmailAddress!, $s: AccountStatus!) { setAccountStatus(email: $e, status: $s) { status } }');
 
 describe.skipIf(!OPENSSL_AVAILABLE)('webhook subscriptions with a dashboard session', () => {
   let t: DashboardApp;
@@ -40,7 +42,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('webhook subscriptions with a dashboard sess
   }
 
   /** Signs in through the dashboard's own flow (mail, link, Sign in) on a Professional account. */
-  async function signedIn(plan = 'professional'): Promise<SignedIn> {
+  async function signedIn(plan: Plan = 'professional'): Promise<SignedIn> {
     const email = `session-${++accounts}@example.com`;
     const browser = new Browser(t);
     expect((await browser.signIn(t, email)).status).toBe(303);

@@ -1,7 +1,7 @@
 // The endpoint itself: the route maps the request to its operation's variables (parameters, 400),
 // the operation runs in the schema with the viewer (plan 403, data 404), and the route maps the
 // result to the JSON of docs/api.md.
-import { parse, validate, type GraphQLSchema } from 'graphql';
+import { validate, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { createContext, type Services } from '../../schema/context.js';
 import type { Step } from '../exchange.js';
@@ -10,17 +10,16 @@ import { decodeQuery } from '../params.js';
 import type { Route, RouteRequest } from '../routes.js';
 
 /**
- * Parses, validates and compiles every route's document once, at start-up; a bad one stops the
+ * Validates and compiles every route's document once, at start-up; a bad one stops the
  * service. The documents never change, so each runs as a compiled function (graphql-jit) rather
  * than being walked again by the interpreter on every request.
  */
 export function prepareDocuments(schema: GraphQLSchema, table: readonly Route[]): Map<Route, CompiledQuery> {
   const documents = new Map<Route, CompiledQuery>();
   for (const route of table) {
-    const document = parse(route.document);
-    const errors = validate(schema, document);
+    const errors = validate(schema, route.document);
     if (errors.length > 0) throw new Error(`Route ${route.name}: ${errors.map((e) => e.message).join('; ')}`);
-    const compiled = compileQuery(schema, document);
+    const compiled = compileQuery(schema, route.document);
     if (!isCompiledQuery(compiled)) throw new Error(`Route ${route.name}: ${compiled.errors?.map((e) => e.message).join('; ')}`);
     documents.set(route, compiled);
   }

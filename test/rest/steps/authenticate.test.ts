@@ -1,5 +1,6 @@
 // Who is asking: a bearer key, or on the webhook endpoints a dashboard session whose changes carry
 // its CSRF token (docs/api.md §4.2, §5; D12 in docs/decisions.md).
+import { graphql } from '../../../src/graphql.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AccountSuspendedError, InvalidApiKeyError, UnauthorizedError } from '../../../src/errors.js';
 import { csrfTokenOf } from '../../../src/http/session-cookie.js';
@@ -96,7 +97,7 @@ it.each([
 it('a suspended key is 401 account_suspended', async () => {
   const email = 'suspended-steps@example.com';
   const suspendedKey = await t.createKey('professional', email);
-  await t.operator('mutation($e: EmailAddress!) { setAccountStatus(email: $e, status: suspended) { status } }', { e: email });
+  await t.operator(graphql('mutation($e: EmailAddress!) { setAccountStatus(email: $e, status: suspended) { status } }'), { e: email });
   const keys = authenticate(new KeyAuthenticator(t.db), t.app.services);
   const exchange = routedExchange('Latest', '/', { headers: { Authorization: `Bearer ${suspendedKey}` } });
   await expect(keys(exchange, recordingNext())).rejects.toBeInstanceOf(AccountSuspendedError);
