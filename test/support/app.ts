@@ -36,7 +36,7 @@ export interface OperatorResult<Result> {
 }
 
 /** A document's variables as arguments: none when it declares only optional ones. */
-export type VariablesArgs<Variables> = {} extends Variables ? [variables?: Variables] : [variables: Variables];
+export type VariablesArgs<Variables> = Record<string, never> extends Variables ? [variables?: Variables] : [variables: Variables];
 
 /** `published`: the new newest day when the batch published one; `deliveries`: webhook deliveries recorded for it */
 export type ImportResult = ResultOf<typeof IMPORT>['importRates'];
