@@ -9,7 +9,7 @@ import { openDatabase, targetFromConfig } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { DomainError } from '../errors.js';
 import { operationLimitRules } from '../internal/limits.js';
-import { createContext } from '../schema/context.js';
+import { createContext, OPERATOR } from '../schema/context.js';
 import { schema } from '../schema/index.js';
 import { findRunningService, keepDataDirPrivate, loadOperatorToken } from '../service-file.js';
 
@@ -79,7 +79,7 @@ export async function connectOperator(config: Config): Promise<OperatorClient> {
     }
     const invalid = validate(schema, parsed, [...specifiedRules, ...operationLimitRules]);
     if (invalid.length > 0) return { errors: invalid };
-    return execute({ schema, document: parsed, contextValue: createContext(services, { operator: true }), variableValues: variables });
+    return execute({ schema, document: parsed, contextValue: createContext(services, OPERATOR), variableValues: variables });
   };
   return {
     async run<T>(document: string, variables?: Record<string, unknown>) {

@@ -7,6 +7,9 @@ import { DateTime } from 'luxon';
 // below is done in UTC days for the same reason.
 
 export const SYDNEY = 'Australia/Sydney';
+
+/** History starts on the first business day of 2018 (docs/api.md §1); nothing earlier is ever stored or served. */
+export const FIRST_DATE = '2018-01-01';
 const PUBLICATION_HOUR = 16;
 const MS_PER_DAY = 86_400_000;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -2,7 +2,7 @@
 // history is about 45,000 values, so each process holds all of it and answers every rate read
 // (a date, the newest day, a range, the newest day on or before a date with both codes of a pair)
 // without a query. A change to the stored rates builds a new history; one never changes.
-import { PUBLISHED_CODES } from '../rba/codes.js';
+import { PUBLISHED_CODES } from './currencies.js';
 import { publicationDueAfter } from './calendar.js';
 import { canonicalRates } from './currencies.js';
 

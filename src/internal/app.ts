@@ -6,7 +6,8 @@ import { Response, createServerAdapter } from '@whatwg-node/server';
 import type { GraphQLSchema } from 'graphql';
 import { createGraphQLError, createYoga, type Plugin } from 'graphql-yoga';
 import { decodeUtf8, NOT_UTF8 } from '../domain/text.js';
-import { createContext, type Services } from '../schema/context.js';
+import { createContext, OPERATOR } from '../schema/context.js';
+import type { Services } from '../services.js';
 import { graphiqlPage, GRAPHIQL_CSP, SIGN_IN_PATH, signInPage } from './graphiql.js';
 import { operationLimitPlugins } from './limits.js';
 import { OperatorAuth } from './operator-auth.js';
@@ -40,7 +41,7 @@ export function createInternalApp(options: { schema: GraphQLSchema; services: Se
     graphiql: false, // served above, from the package rather than a CDN
     logging: false,
     plugins: [strictUtf8Bodies, ...operationLimitPlugins],
-    context: () => createContext(options.services, { operator: true }),
+    context: () => createContext(options.services, OPERATOR),
   });
   const auth = new OperatorAuth(options.operatorToken);
   const html = (body: string, status = 200, headers: Record<string, string> = {}) =>

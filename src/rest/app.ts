@@ -8,7 +8,8 @@ import { parse, validate, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Logger } from 'pino';
 import { DomainError, HttpsRequiredError, MethodNotAllowedError, NotFoundError, RateLimitExceededError } from '../errors.js';
-import { createContext, type Services, type Viewer } from '../schema/context.js';
+import { ANONYMOUS, createContext, type ApiKeyViewer } from '../schema/context.js';
+import type { Services } from '../services.js';
 import type { KeyAuthenticator } from './auth.js';
 import { missingAccountKey, missingKey } from './auth.js';
 import { checkJsonContentType, MAX_BODY_BYTES, readLimited } from './body.js';
@@ -20,7 +21,7 @@ import type { AnsweredRequest } from '../metrics.js';
 import { errorEnvelope } from './error-status.js';
 import { requestIdFrom } from '../http/request-id.js';
 import { acceptedUrl } from '../http/request-target.js';
-import { stringify } from './json.js';
+import { stringify } from '../json.js';
 import { ResponseCache, type CachedAnswer } from './response-cache.js';
 import { createRouter } from './router.js';
 import { routes, type Route, type RouteRequest } from './routes.js';
@@ -125,7 +126,7 @@ export function createRestApp(options: RestAppOptions) {
     status: number;
     body: string | null;
     route?: Route;
-    viewer?: Viewer | null;
+    viewer?: ApiKeyViewer | null;
     /** false on the account's own endpoints: D25 (docs/decisions.md) keeps CORS to the data endpoints */
     cors: boolean;
     /** the matched path's template, for metrics */
@@ -188,7 +189,7 @@ export function createRestApp(options: RestAppOptions) {
     request: RestRequest,
     route: Route,
     params: Readonly<Record<string, string>>,
-    viewer: Viewer | null,
+    viewer: ApiKeyViewer | null,
     cacheKey: string | null,
   ): Promise<CachedAnswer> {
     const generation = services.rateHistory.generation;
@@ -200,7 +201,7 @@ export function createRestApp(options: RestAppOptions) {
     const routeRequest: RouteRequest = { params, search: decodeQuery(request.url.search), body, viewer, documentationUrl: options.documentationUrl };
     const variableValues = route.variables(routeRequest);
 
-    const result = await documents.get(route)!.query(undefined, createContext(services, { viewer }), variableValues);
+    const result = await documents.get(route)!.query(undefined, createContext(services, viewer ?? ANONYMOUS), variableValues);
     if (result.errors?.length) throw result.errors[0]!;
     const data = result.data as Record<string, any>;
 

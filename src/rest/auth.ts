@@ -7,7 +7,7 @@ import { findKeyHolderByHash, type KeyHolder } from '../db/api-keys.js';
 import type { Database } from '../db/database.js';
 import { hashKey, keyPrefix } from '../domain/api-key.js';
 import { AccountSuspendedError, InvalidApiKeyError, UnauthorizedError } from '../errors.js';
-import type { Viewer } from '../schema/context.js';
+import type { ApiKeyViewer } from '../schema/context.js';
 
 const CACHE_TTL_MS = 2_000;
 const MAX_CACHED_KEYS = 10_000;
@@ -18,7 +18,7 @@ export class KeyAuthenticator {
   constructor(private readonly db: Kysely<Database>, private readonly now: () => number = Date.now) {}
 
   /** The viewer for an Authorization header; null when none was sent. Throws the 401 errors. */
-  async authenticate(header: string | null): Promise<Viewer | null> {
+  async authenticate(header: string | null): Promise<ApiKeyViewer | null> {
     if (header === null) return null;
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
     if (!match) throw new InvalidApiKeyError('Malformed Authorization header: use "Authorization: Bearer <API key>"');
@@ -29,7 +29,7 @@ export class KeyAuthenticator {
     if (holder.accountStatus === 'suspended') {
       throw new AccountSuspendedError('This account is suspended: its API keys cannot be used until it is reinstated');
     }
-    return { accountId: holder.accountId, keyId: holder.keyId, plan: holder.plan, billingDay: holder.billingDay };
+    return { kind: 'apiKey', accountId: holder.accountId, keyId: holder.keyId, plan: holder.plan, billingDay: holder.billingDay };
   }
 
   clear(): void {

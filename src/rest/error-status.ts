@@ -1,6 +1,6 @@
 // The one table from an error's code to its HTTP status (docs/api.md §7, D12 in docs/decisions.md),
 // and the envelope.
-import { stringify } from './json.js';
+import { stringify } from '../json.js';
 
 export const ERROR_STATUS: Record<string, number> = {
   bad_request: 400,

@@ -12,7 +12,7 @@ import { grantUnits, type QuotaCount } from '../db/quota.js';
 import { billingPeriod, type BillingPeriod } from '../domain/billing.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
 import { RateLimitExceededError, ServiceUnavailableError } from '../errors.js';
-import type { Viewer } from '../schema/context.js';
+import type { ApiKeyViewer } from '../schema/context.js';
 
 interface Waiter {
   resolve(countAfter: number | null): void;
@@ -47,7 +47,7 @@ export class MonthlyQuota {
   ) {}
 
   /** One unit for this request, or a 429 `rate_limit_exceeded`; returns the quota headers. */
-  async take(viewer: Viewer): Promise<Record<string, string>> {
+  async take(viewer: ApiKeyViewer): Promise<Record<string, string>> {
     const plan = PLAN_LIMITS[viewer.plan];
     const now = this.clock();
     const period = plan.resets ? this.periodOf(viewer.billingDay, now) : null;

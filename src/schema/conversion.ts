@@ -52,6 +52,8 @@ builder.queryField('convert', (t) =>
       amount: t.arg({ type: 'Decimal', required: true }),
       date: t.arg({ type: 'LocalDate' }),
     },
+    // Today's rates are for everyone; a date makes it a historical conversion (D12).
+    authScopes: (_root, { date }) => (date ? { datedRates: true } : true),
     resolve: async (_root, { from, to, amount, date }, ctx) => {
       if (from === 'TWI' || to === 'TWI') {
         throw new BadRequestError('TWI is the trade-weighted index, not a currency: it cannot be converted');

@@ -1,13 +1,10 @@
 import { sydneyDate, unixTimestampOfDate } from '../domain/calendar.js';
 import type { CurrencyCode } from '../domain/currencies.js';
 import type { RateDay, RateValues } from '../domain/rate-history.js';
-import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../errors.js';
+import { NotFoundError, ServiceUnavailableError } from '../errors.js';
 import { builder } from './builder.js';
 import { CurrencyCodeEnum } from './currency.js';
 import { checkHistory, checkTimeSeries } from './plan-rules.js';
-
-/** History starts on the first business day of 2018; nothing earlier is ever stored or served. */
-export const FIRST_DATE = '2018-01-01';
 
 export const RateDayRef = builder.objectRef<RateDay>('RateDay').implement({
   description: 'The rates the RBA published for one day.',
@@ -80,6 +77,7 @@ builder.queryFields((t) => ({
       date: t.arg({ type: 'LocalDate', required: true }),
       having: t.arg({ type: CurrencyCodeEnum }),
     },
+    authScopes: { datedRates: true },
     resolve: async (_root, { date, having }, ctx) => {
       checkHistory(ctx, date, 'the rates');
       const day = (await ctx.rates.history()).day(date);
@@ -97,8 +95,8 @@ builder.queryFields((t) => ({
       endDate: t.arg({ type: 'LocalDate', required: true }),
       having: t.arg({ type: [CurrencyCodeEnum] }),
     },
+    authScopes: { datedRates: true },
     resolve: async (_root, { startDate, endDate, having }, ctx) => {
-      if (endDate < startDate) throw new BadRequestError('end_date must not be before start_date');
       checkTimeSeries(ctx, startDate, endDate);
       // Only days up to today in Sydney are served (the clock decides what "today" is).
       const today = sydneyDate(ctx.services.clock());

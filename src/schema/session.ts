@@ -6,10 +6,12 @@ import { findAccountByEmail, insertAccount } from '../db/accounts.js';
 import { consumeSignInLink, deleteSession, findSession, insertSession, insertSignInLink, recentLinks, touchSession } from '../db/sign-in.js';
 import type { Account } from '../db/database.js';
 import { signInMail } from '../mail/sign-in-mail.js';
-import { BadRequestError, InvalidSignInLinkError, RateLimitExceededError, SignInRequiredError } from '../errors.js';
+import { BadRequestError, InvalidSignInLinkError, RateLimitExceededError } from '../errors.js';
 import { AccountRef } from './account.js';
 import { builder } from './builder.js';
-import type { Context, Services, SessionViewer } from './context.js';
+import type { SessionViewer } from './context.js';
+import type { Services } from '../services.js';
+import { sessionViewerOf } from './viewer-scopes.js';
 
 export const SIGN_IN_LINK_MINUTES = 15;
 const HOUR_MS = 3_600_000;
@@ -51,12 +53,7 @@ export async function authenticateSession(services: Services, token: string): Pr
     return null;
   }
   if (now - session.lastSeenAt.getTime() >= TOUCH_INTERVAL_MS) await touchSession(services.db, tokenHash, new Date(now));
-  return { tokenHash, account: session.account };
-}
-
-export function requireSession(ctx: Context): SessionViewer {
-  if (!ctx.session) throw new SignInRequiredError('Sign in to the dashboard first');
-  return ctx.session;
+  return { kind: 'session', tokenHash, account: session.account };
 }
 
 function waitMessage(oldest: Date | null, now: Date, what: string): RateLimitExceededError {
@@ -83,7 +80,8 @@ builder.queryFields((t) => ({
   sessionAccount: t.field({
     type: AccountRef,
     description: 'The account of the signed-in dashboard session.',
-    resolve: (_root, _args, ctx) => requireSession(ctx).account,
+    authScopes: { session: true },
+    resolve: (_root, _args, ctx) => sessionViewerOf(ctx).account,
   }),
 }));
 
@@ -146,8 +144,9 @@ builder.mutationFields((t) => ({
   signOut: t.field({
     type: 'Boolean',
     description: 'Ends the dashboard session: its token stops working at once.',
+    authScopes: { session: true },
     resolve: async (_root, _args, ctx) => {
-      await deleteSession(ctx.services.db, requireSession(ctx).tokenHash);
+      await deleteSession(ctx.services.db, sessionViewerOf(ctx).tokenHash);
       return true;
     },
   }),

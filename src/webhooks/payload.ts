@@ -3,7 +3,7 @@
 // currencies and written exactly as the REST API writes them.
 import type { WebhookEvent } from '../db/database.js';
 import { unixTimestampOfDate } from '../domain/calendar.js';
-import { ratesJson, stringify } from '../rest/json.js';
+import { ratesJson, stringify } from '../json.js';
 
 /** `day.rates` as served (canonicalRates): the payload writes them as they are. */
 export function deliveryPayload(

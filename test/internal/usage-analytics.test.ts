@@ -105,7 +105,7 @@ describe('usage', () => {
     const { createContext } = await import('../../src/schema/context.js');
     const { execute, parse } = await import('graphql');
     const { schema } = await import('../../src/schema/index.js');
-    const result = await execute({ schema, document: parse('{ usage(from: "2026-05-01", to: "2026-05-31") { totalRequests } }'), contextValue: createContext(t.app.services, {}) });
+    const result = await execute({ schema, document: parse('{ usage(from: "2026-05-01", to: "2026-05-31") { totalRequests } }'), contextValue: createContext(t.app.services, { kind: 'apiKey', accountId: 'a', keyId: 'k', plan: 'enterprise', billingDay: 1 }) });
     expect(result.errors?.[0]?.message).toBe('This operation is for the operator only');
   });
 });

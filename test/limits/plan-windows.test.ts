@@ -2,7 +2,7 @@
 // 403 `plan_restricted` whose info names the plan's window and a plan that allows the request; D11
 // puts 400 before 403 and 403 before 404. "Today" is the Sydney date of the injected clock (D6).
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/db/database.js';
+import type { Plan } from '../../src/domain/plans.js';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
 import { account, appForFile } from './support.js';

@@ -2,7 +2,7 @@
 // account row directly, and the rate-limit headers read back as numbers.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect } from 'vitest';
-import type { Plan } from '../../src/db/database.js';
+import type { Plan } from '../../src/domain/plans.js';
 import type { RbaTable } from '../../src/rba/index.js';
 import { startTestApp, type RequestOptions, type TestApp, type TestAppOptions } from '../support/app.js';
 import { expectInstant } from '../support/expect.js';

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { buildApp, type App, type WebhookNetwork } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
 import { ServiceMetrics } from '../../src/metrics.js';
-import type { Plan } from '../../src/db/database.js';
+import type { Plan } from '../../src/domain/plans.js';
 import { parseRbaFile, type RbaTable } from '../../src/rba/index.js';
 import { openTestDatabase } from './db.js';
 

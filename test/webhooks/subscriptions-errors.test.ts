@@ -8,7 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/db/database.js';
+import type { Plan } from '../../src/domain/plans.js';
 import { LISTENER_LIMITS } from '../../src/http/limits.js';
 import { createListener } from '../../src/http/server.js';
 import { startTestApp, type TestApp } from '../support/app.js';
