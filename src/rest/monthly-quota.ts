@@ -7,6 +7,7 @@
 // one statement and near the end of the quota the same statement simply grants fewer units than
 // asked.
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/database.js';
 import { grantUnits, type QuotaCount } from '../db/quota.js';
 import { billingPeriod, type BillingPeriod } from '../domain/billing.js';
@@ -70,7 +71,8 @@ export class MonthlyQuota {
     return headers;
   }
 
-  private readonly periods = new Map<number, { period: BillingPeriod & { resetsAtText: string }; from: number; until: number }>();
+  /** billing day (1–31) → its current period and the instants it spans */
+  private readonly periods = new LRUCache<number, { period: BillingPeriod & { resetsAtText: string }; from: number; until: number }>({ max: 31 });
 
   /** billingPeriod, remembered per billing day while it lasts (every request asks). */
   private periodOf(billingDay: number, now: Date): BillingPeriod & { resetsAtText: string } {
