@@ -168,3 +168,8 @@ export function isValidIsoDate(date: string): boolean {
 export function unixTimestampOfDate(date: string): number {
   return requireIsoDate(date) / 1000;
 }
+
+/** A Retry-After: the whole seconds from `now` until `until`, at least 1 (a wait never reads as 0). */
+export function secondsUntil(until: Date, now: Date): number {
+  return Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));
+}

@@ -11,6 +11,7 @@ import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/database.js';
 import { grantUnits, type QuotaCount } from '../db/quota.js';
 import { billingPeriod, type BillingPeriod } from '../domain/billing.js';
+import { secondsUntil } from '../domain/calendar.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
 import { RateLimitExceededError, ServiceUnavailableError } from '../errors.js';
 import type { ApiKeyViewer } from '../schema/context.js';
@@ -59,7 +60,7 @@ export class MonthlyQuota {
     const count = await this.unit(viewer.accountId, { period: period?.start ?? null }, limit);
     if (count === null) {
       headers['X-RateLimit-Remaining-Monthly'] = '0';
-      if (period) headers['Retry-After'] = String(Math.max(1, Math.ceil((period.resetsAt.getTime() - now.getTime()) / 1000)));
+      if (period) headers['Retry-After'] = String(secondsUntil(period.resetsAt, now));
       throw new RateLimitExceededError(
         period
           ? `Monthly quota of ${limit} requests for the ${plan.name} plan exceeded; it resets on the next billing cycle (${period.resetsAt.toISOString()})`

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { findAccountByEmail, insertAccount } from '../db/accounts.js';
 import { consumeSignInLink, deleteSession, findSession, insertSession, insertSignInLink, recentLinks, touchSession } from '../db/sign-in.js';
 import type { Account } from '../db/database.js';
+import { secondsUntil } from '../domain/calendar.js';
 import { signInMail } from '../mail/sign-in-mail.js';
 import { BadRequestError, InvalidSignInLinkError, RateLimitExceededError } from '../errors.js';
 import { AccountRef } from './account.js';
@@ -57,7 +58,7 @@ export async function authenticateSession(services: Services, token: string): Pr
 }
 
 function waitMessage(oldest: Date | null, now: Date, what: string): RateLimitExceededError {
-  const seconds = Math.max(1, Math.ceil(((oldest?.getTime() ?? now.getTime()) + HOUR_MS - now.getTime()) / 1000));
+  const seconds = secondsUntil(new Date((oldest ?? now).getTime() + HOUR_MS), now);
   const minutes = Math.ceil(seconds / 60);
   return new RateLimitExceededError(`Too many sign-in links ${what} in the last hour. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
     'Retry-After': String(seconds),

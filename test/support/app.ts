@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { buildApp, type App, type WebhookNetwork } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
+import { batchOf } from '../../src/jobs/import-rates.js';
 import { ServiceMetrics } from '../../src/metrics.js';
 import type { Plan } from '../../src/domain/plans.js';
 import { parseRbaFile, type RbaTable } from '../../src/rba/index.js';
@@ -97,10 +98,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   };
 
   const importTable: TestApp['importTable'] = async (table, source = 'test') => {
-    const days = table.days.map((d) => ({ date: d.date, rates: Object.entries(d.rates).map(([code, value]) => ({ code, value })) }));
     const result = await operator(
       'mutation($input: ImportRatesInput!) { importRates(input: $input) { days inserted updated firstDate lastDate published deliveries } }',
-      { input: { source, format: table.format, publicationDate: table.publicationDate, days } },
+      { input: batchOf(source, table) },
     );
     if (result.errors) throw new Error(result.errors[0]!.message);
     return result.data.importRates;

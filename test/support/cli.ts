@@ -12,6 +12,7 @@ import type { Kysely } from 'kysely';
 import { afterAll, beforeAll } from 'vitest';
 import { openDatabase } from '../../src/db/connect.js';
 import type { Database } from '../../src/db/database.js';
+import { batchOf } from '../../src/jobs/import-rates.js';
 import { parseRbaFile } from '../../src/rba/index.js';
 import type { ServiceFile } from '../../src/service-file.js';
 import { createTestDatabaseUrl, pgliteTemplateFile } from './db.js';
@@ -362,10 +363,7 @@ export function serviceOnOwnStore(env: Record<string, string> = {}): { store: Cl
 /** Set-up through the internal endpoint: imports a fixture as the CLI would. */
 export async function importFixtureVia(service: RunningService, name: string): Promise<void> {
   const table = parseRbaFile(readFileSync(fixturePath(name)), name);
-  const days = table.days.map((d) => ({ date: d.date, rates: Object.entries(d.rates).map(([code, value]) => ({ code, value })) }));
-  await service.operator('mutation($input: ImportRatesInput!) { importRates(input: $input) { days } }', {
-    input: { source: fixturePath(name), format: table.format, publicationDate: table.publicationDate, days },
-  });
+  await service.operator('mutation($input: ImportRatesInput!) { importRates(input: $input) { days } }', { input: batchOf(fixturePath(name), table) });
 }
 
 /** Set-up through the internal endpoint: a new account and, unless `keys` is 0, its keys. */
