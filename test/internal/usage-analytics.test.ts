@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PAGE_SIZE } from '../../src/schema/analytics-support.js';
 import { syntheticTable } from '../support/rates.js';
-import { appForFile } from '../limits/support.js';
+import { appForFile } from '../support/app.js';
 
 const t = appForFile({ now: '2026-05-11T22:00:00Z' }, syntheticTable('2026-03-02', '2026-05-11'));
 

@@ -8,7 +8,7 @@ import { findAccountByEmail } from '../../src/db/accounts.js';
 import type { DomainError } from '../../src/errors.js';
 import { ANONYMOUS, OPERATOR, createContext, type Viewer } from '../../src/schema/context.js';
 import { schema } from '../../src/schema/index.js';
-import { appForFile } from '../limits/support.js';
+import { appForFile } from '../support/app.js';
 import { syntheticTable } from '../support/rates.js';
 
 // Tuesday 12 May 2026 in Sydney; Starter reaches back 30 days (to 2026-04-12).

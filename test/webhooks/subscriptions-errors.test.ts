@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/domain/plans.js';
 import { LISTENER_LIMITS } from '../../src/http/limits.js';
 import { createListener } from '../../src/http/server.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { type TestApp, appForFile } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { tableResolver } from '../support/dns.js';
 
@@ -44,11 +44,7 @@ const ID56 = 'Ab3'.repeat(18) + 'xy'; // 56 characters of [A-Za-z0-9]
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 const VALID = { url: 'https://hooks.example.com/rates' };
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ webhookNetwork: { resolve } });
-});
-afterAll(() => t?.close());
+const t = appForFile({ webhookNetwork: { resolve } });
 
 async function account(plan: Plan = 'professional'): Promise<{ key: string; email: string }> {
   const email = `errors-${plan}-${randomUUID()}@example.test`;
