@@ -1,7 +1,7 @@
 // The operator commands: each turns its arguments into one GraphQL operation and prints one JSON object.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { PLANS, type Plan } from '../db/database.js';
+import { PLANS, type Plan } from '../domain/plans.js';
 import { graphql } from '../graphql.js';
 import { parseRbaFile, RbaFormatError } from '../rba/index.js';
 import { OperationFailed, type OperatorClient, OperatorError } from './operator-client.js';

@@ -10,7 +10,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import { DomainError } from '../errors.js';
 import type { TadaDocumentNode } from '../graphql.js';
 import { operationLimitRules } from '../internal/limits.js';
-import { createContext } from '../schema/context.js';
+import { createContext, OPERATOR } from '../schema/context.js';
 import { schema } from '../schema/index.js';
 import { findRunningService, keepDataDirPrivate, loadOperatorToken } from '../service-file.js';
 
@@ -75,7 +75,7 @@ export async function connectOperator(config: Config): Promise<OperatorClient> {
   const executeHere = async (document: DocumentNode, variables?: Record<string, unknown>) => {
     const invalid = validate(schema, document, [...specifiedRules, ...operationLimitRules]);
     if (invalid.length > 0) return { errors: invalid };
-    return execute({ schema, document, contextValue: createContext(services, { operator: true }), variableValues: variables });
+    return execute({ schema, document, contextValue: createContext(services, OPERATOR), variableValues: variables });
   };
   const executeText = async (text: string, variables?: Record<string, unknown>) => {
     let parsed;

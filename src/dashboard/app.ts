@@ -13,7 +13,8 @@ import { DomainError, RateLimitExceededError } from '../errors.js';
 import { csrfTokenOf, isCsrfTokenOf, sessionCookieName, sessionTokenOf } from '../http/session-cookie.js';
 import { readLimited } from '../rest/body.js';
 import { identifyPeer, type Peer, type TrustedProxies } from '../rest/client-address.js';
-import { createContext, type Services, type SessionViewer } from '../schema/context.js';
+import { ANONYMOUS, createContext, type SessionViewer } from '../schema/context.js';
+import type { Services } from '../services.js';
 import { authenticateSession, isTokenShaped, SIGN_IN_LINK_MINUTES, SIGN_IN_PATH } from '../schema/session.js';
 import {
   BadLinkPage,
@@ -145,7 +146,7 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
     const result = await execute({
       schema,
       document: documents.get(operation)!,
-      contextValue: createContext(services, { session }),
+      contextValue: createContext(services, session ?? ANONYMOUS),
       variableValues: variables,
     });
     const error = result.errors?.[0];

@@ -7,7 +7,8 @@ import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createGraphQLError, createYoga, maskError, type Plugin } from 'graphql-yoga';
 import { DomainError } from '../errors.js';
 import { decodeUtf8, NOT_UTF8 } from '../domain/text.js';
-import { createContext, type Services } from '../schema/context.js';
+import { createContext, OPERATOR } from '../schema/context.js';
+import type { Services } from '../services.js';
 import { graphiqlPage, GRAPHIQL_CSP, SIGN_IN_PATH, signInPage } from './graphiql.js';
 import { operationLimitPlugins } from './limits.js';
 import { OperatorAuth } from './operator-auth.js';
@@ -47,7 +48,7 @@ export function createInternalApp(options: { schema: GraphQLSchema; services: Se
         error instanceof GraphQLError && error.originalError instanceof DomainError ? error : maskError(error, message, isDev),
     },
     plugins: [strictUtf8Bodies, ...operationLimitPlugins],
-    context: () => createContext(options.services, { operator: true }),
+    context: () => createContext(options.services, OPERATOR),
   });
   const auth = new OperatorAuth(options.operatorToken);
   const html = (body: string, status = 200, headers: Record<string, string> = {}) =>

@@ -2,7 +2,7 @@
 // and the envelope.
 import type { ErrorCode } from '../errors.js';
 import type { HttpErrorCode } from './http-errors.js';
-import { stringify } from './json.js';
+import { stringify } from '../json.js';
 
 export type RefusalCode = ErrorCode | HttpErrorCode;
 

@@ -2,7 +2,7 @@
 // steps learn about it on the way in, and the answer they shape on the way out. One object per
 // request, of one shape, so the steps stay cheap.
 import type { Peer } from './client-address.js';
-import type { Context, SessionViewer, Viewer } from '../schema/context.js';
+import type { ApiKeyViewer, Context, SessionViewer } from '../schema/context.js';
 import type { PathRoutes } from './router.js';
 import type { Route } from './routes.js';
 
@@ -43,7 +43,7 @@ export class Exchange {
   /** the route for this method */
   route: Route | null = null;
   /** the account behind the API key */
-  viewer: Viewer | null = null;
+  viewer: ApiKeyViewer | null = null;
   /** the dashboard session, on the endpoints that take one instead of a key */
   session: SessionViewer | null = null;
   /** the raw body of a route that reads one */

@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { countInWindow } from '../db/quota.js';
+import { secondsUntil } from '../domain/calendar.js';
 import { RateLimitedError } from './http-errors.js';
 
 export const FREE_CONVERT_LIMIT = 3;
@@ -21,7 +22,7 @@ export class FreeConvertLimit {
       'X-RateLimit-Reset': resetsAt.toISOString(),
     };
     if (requests > FREE_CONVERT_LIMIT) {
-      const seconds = Math.max(1, Math.ceil((resetsAt.getTime() - now.getTime()) / 1000));
+      const seconds = secondsUntil(resetsAt, now);
       throw new RateLimitedError(`Rate limit exceeded. Try again in ${seconds} seconds.`, { ...headers, 'Retry-After': String(seconds) });
     }
     return { ...headers, 'X-RateLimit-Window': String(FREE_CONVERT_WINDOW_SECONDS) };

@@ -4,7 +4,7 @@
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { AnsweredRequest } from '../metrics.js';
-import type { Services } from '../schema/context.js';
+import type { Services } from '../services.js';
 import type { KeyAuthenticator } from './auth.js';
 import type { TrustedProxies } from './client-address.js';
 import { compose } from './compose.js';

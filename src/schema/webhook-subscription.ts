@@ -3,7 +3,7 @@
 // src/jobs/webhook-deliveries.ts's.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { lockAccount } from '../db/accounts.js';
-import type { Plan, WebhookSubscription } from '../db/database.js';
+import type { WebhookSubscription } from '../db/database.js';
 import {
   countSubscriptions,
   deleteSubscription,
@@ -14,7 +14,7 @@ import {
   setSubscriptionActive,
 } from '../db/webhooks.js';
 import { CURRENCY_CODES } from '../domain/currencies.js';
-import { PLAN_LIMITS } from '../domain/plans.js';
+import { PLAN_LIMITS, type Plan } from '../domain/plans.js';
 import { AccountSuspendedError, BadRequestError, InvalidApiKeyError, NotFoundError, ServiceUnavailableError } from '../errors.js';
 import { deliveryPayload } from '../webhooks/payload.js';
 import { generateSigningSecret } from '../webhooks/secret-box.js';
@@ -38,8 +38,9 @@ interface Subscriber {
 
 /** The key's account, or the signed-in dashboard session's (docs/api.md §4.2). */
 function requireSubscriber(ctx: Context): Subscriber {
-  if (ctx.viewer) return ctx.viewer;
-  if (ctx.session) return { accountId: ctx.session.account.id, plan: ctx.session.account.plan };
+  const { viewer } = ctx;
+  if (viewer.kind === 'apiKey') return viewer;
+  if (viewer.kind === 'session') return { accountId: viewer.account.id, plan: viewer.account.plan };
   throw new InvalidApiKeyError('Webhook subscriptions belong to an account: an API key or a dashboard session is needed');
 }
 
@@ -49,7 +50,7 @@ function requireSubscriber(ctx: Context): Subscriber {
  */
 function requireActiveSubscriber(ctx: Context): Subscriber {
   const subscriber = requireSubscriber(ctx);
-  if (ctx.session?.account.status === 'suspended') {
+  if (ctx.viewer.kind === 'session' && ctx.viewer.account.status === 'suspended') {
     throw new AccountSuspendedError('This account is suspended: its webhook subscriptions cannot be created or changed until it is reinstated');
   }
   return subscriber;
@@ -140,6 +141,7 @@ builder.queryField('webhookSubscriptions', (t) =>
   t.field({
     type: SubscriptionListRef,
     description: "The viewer's subscriptions, oldest first, and the plan's limit",
+    authScopes: { apiKey: true, session: true },
     resolve: async (_root, _args, ctx) => {
       const viewer = requireSubscriber(ctx);
       return {
@@ -155,6 +157,7 @@ builder.mutationFields((t) => ({
     type: CreatedSubscriptionRef,
     description: 'Subscribes an HTTPS URL on a public host to new publications (D26)',
     args: { input: t.arg({ type: CreateInput, required: true }) },
+    authScopes: { apiKey: true, session: true },
     resolve: async (_root, { input }, ctx) => {
       const viewer = requireActiveSubscriber(ctx);
       const { webhooks, db } = ctx.services;
@@ -188,6 +191,7 @@ builder.mutationFields((t) => ({
     type: 'String',
     description: 'Removes one of the viewer\'s subscriptions and its pending deliveries; returns its id',
     args: { id: t.arg({ type: 'Text', required: true }) },
+    authScopes: { apiKey: true, session: true },
     resolve: async (_root, { id }, ctx) => {
       const viewer = requireActiveSubscriber(ctx);
       // One statement, limited to the viewer's own: another account's id is simply not found.
@@ -199,6 +203,7 @@ builder.mutationFields((t) => ({
     type: WebhookSubscriptionRef,
     description: 'Re-activates a subscription, resetting its failure count (D28), or deactivates it',
     args: { id: t.arg({ type: 'Text', required: true }), isActive: t.arg.boolean({ required: true }) },
+    authScopes: { apiKey: true, session: true },
     resolve: async (_root, { id, isActive }, ctx) => {
       const viewer = requireActiveSubscriber(ctx);
       if (isActive) checkWebhooksAvailable(viewer.plan); // D11: plan (403) before data (404)
@@ -211,6 +216,7 @@ builder.mutationFields((t) => ({
     type: TestDeliveryRef,
     description: 'Sends one signed rates.test delivery with the latest rates now; changes no counters (D28)',
     args: { id: t.arg({ type: 'Text', required: true }) },
+    authScopes: { apiKey: true, session: true },
     resolve: async (_root, { id }, ctx) => {
       checkWebhooksAvailable(requireActiveSubscriber(ctx).plan); // D11: plan (403) before data (404)
       const subscription = await ownSubscription(ctx, id);

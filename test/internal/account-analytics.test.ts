@@ -2,7 +2,8 @@
 // per Sydney day, and the accounts at or above a share of their current period's quota.
 import { describe, expect, it } from 'vitest';
 import { syntheticTable } from '../support/rates.js';
-import { NOW, PERIOD, account, appForFile } from '../limits/support.js';
+import { NOW, PERIOD, account } from '../limits/support.js';
+import { appForFile } from '../support/app.js';
 import { graphql } from '../../src/graphql.js';
 
 // NOW is 2026-05-12 03:00 UTC, 13:00 in Sydney; billing day 20 puts the period at 2026-04-20

@@ -1,7 +1,7 @@
 // `publications` and `coverage` answer exactly from what the test stored: when each day was stored
 // and how long after its 16:00 Sydney slot, its corrections, and the business days with gaps.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PUBLISHED_CODES } from '../../src/rba/codes.js';
+import { PUBLISHED_CODES } from '../../src/domain/currencies.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;

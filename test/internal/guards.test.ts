@@ -1,17 +1,13 @@
 // The internal endpoint refuses operations past its depth, cost and alias limits before running
 // them, and an analytics read past its statement timeout is cancelled by the database.
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { withStatementTimeout } from '../../src/db/statement-timeout.js';
 import { QueryTimeoutError } from '../../src/errors.js';
 import { OPERATION_LIMITS } from '../../src/internal/limits.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { appForFile } from '../support/app.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t?.close());
+const t = appForFile();
 
 const messages = (result: { errors?: { message: string }[] }) => (result.errors ?? []).map((e) => e.message);
 

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PAGE_SIZE } from '../../src/schema/analytics-support.js';
 import { syntheticTable } from '../support/rates.js';
-import { appForFile } from '../limits/support.js';
+import { appForFile } from '../support/app.js';
 
 const t = appForFile({ now: '2026-05-11T22:00:00Z' }, syntheticTable('2026-03-02', '2026-05-11'));
 
@@ -105,7 +105,7 @@ describe('usage', () => {
     const { createContext } = await import('../../src/schema/context.js');
     const { execute, parse } = await import('graphql');
     const { schema } = await import('../../src/schema/index.js');
-    const result = await execute({ schema, document: parse('{ usage(from: "2026-05-01", to: "2026-05-31") { totalRequests } }'), contextValue: createContext(t.app.services, {}) });
+    const result = await execute({ schema, document: parse('{ usage(from: "2026-05-01", to: "2026-05-31") { totalRequests } }'), contextValue: createContext(t.app.services, { kind: 'apiKey', accountId: 'a', keyId: 'k', plan: 'enterprise', billingDay: 1 }) });
     expect(result.errors?.[0]?.message).toBe('This operation is for the operator only');
   });
 });

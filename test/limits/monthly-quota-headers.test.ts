@@ -5,7 +5,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
-import { BILLING_DAY, MONTHLY, NOW, PERIOD, RESET, account, appForFile, expectMonthly, expectNoRateLimitHeaders, remainingAfterOne, setQuota, stored } from './support.js';
+import { BILLING_DAY, MONTHLY, NOW, PERIOD, RESET, account, expectMonthly, expectNoRateLimitHeaders, remainingAfterOne, setQuota, stored } from './support.js';
+import { appForFile } from '../support/app.js';
 import { graphql } from '../../src/graphql.js';
 
 const t = appForFile({ now: NOW }, syntheticTable('2026-03-02', '2026-05-11'));

@@ -1,7 +1,7 @@
 // Bearer API keys on the data endpoints (docs/api.md §5, D11, D12, D18 in docs/decisions.md) and
 // the order of checks.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { graphql } from '../../src/graphql.js';
 
@@ -17,12 +17,7 @@ const REVOKE = graphql('mutation($p: Text!) { revokeApiKey(prefix: $p) { id } }'
 const SET_STATUS = graphql('mutation($e: EmailAddress!, $s: AccountStatus!) { setAccountStatus(email: $e, status: $s) { status } }');
 const ID56 = 'Ab3'.repeat(18) + 'xy'; // 56 characters of [A-Za-z0-9]
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ now: '2026-05-12T03:00:00Z' });
-  await t.importFixture('f11.1-data.csv');
-});
-afterAll(() => t.close());
+const t = appForFile({ now: '2026-05-12T03:00:00Z' }, 'f11.1-data.csv');
 
 const withAuthorization = (path: string, authorization: string) => t.json(path, { headers: { Authorization: authorization } });
 

@@ -5,12 +5,14 @@ import { pino } from 'pino';
 import { print } from 'graphql';
 import { buildApp, type App, type WebhookNetwork } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
-import { ServiceMetrics } from '../../src/metrics.js';
-import type { Plan } from '../../src/db/database.js';
-import { graphql, type ResultOf, type TadaDocumentNode } from '../../src/graphql.js';
 import { batchOf } from '../../src/jobs/import-rates.js';
+import { ServiceMetrics } from '../../src/metrics.js';
+import type { Plan } from '../../src/domain/plans.js';
+import { graphql, type ResultOf, type TadaDocumentNode } from '../../src/graphql.js';
 import { parseRbaFile, type RbaTable } from '../../src/rba/index.js';
+import { afterAll, beforeAll } from 'vitest';
 import { openTestDatabase } from './db.js';
+import { standIn } from './stand-in.js';
 
 export const FIXTURES = new URL('../fixtures/rba/', import.meta.url);
 export const OPERATOR_TOKEN = 'test-operator-token-0123456789';
@@ -144,4 +146,19 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       await database.close();
     },
   };
+}
+
+/**
+ * The app a test file's tests share: started before them with `imports` stored in order (fixture
+ * names from test/fixtures/rba, or tables), closed after them. What it returns stands in for the
+ * app from the start (see standIn), so the file can name it at the top.
+ */
+export function appForFile(options: TestAppOptions = {}, ...imports: (string | RbaTable)[]): TestApp {
+  let t: TestApp | undefined;
+  beforeAll(async () => {
+    t = await startTestApp(options);
+    for (const item of imports) await (typeof item === 'string' ? t.importFixture(item) : t.importTable(item));
+  });
+  afterAll(() => t?.close());
+  return standIn('the app', () => t);
 }

@@ -6,7 +6,7 @@
 // Nothing is sent here: the delivery worker is never run.
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/db/database.js';
+import type { Plan } from '../../src/domain/plans.js';
 import type { RbaDay, RbaTable } from '../../src/rba/index.js';
 import { graphql, type TadaDocumentNode } from '../../src/graphql.js';
 import { startTestApp, type TestApp, type VariablesArgs } from '../support/app.js';

@@ -4,9 +4,9 @@
 // plan change at once.
 // Host names reach an injected resolver only: nothing here looks up a real name.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/db/database.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Plan } from '../../src/domain/plans.js';
+import { appForFile } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { tableResolver } from '../support/dns.js';
 import { graphql } from '../../src/graphql.js';
@@ -26,14 +26,12 @@ const SET_PLAN = graphql('mutation($e: EmailAddress!, $p: Plan!) { setAccountPla
 const SECRET = /^whsec_[A-Za-z0-9_-]{43}$/;
 const ID = /^[0-9a-f]{32}$/;
 
-let t: TestApp;
+const t = appForFile({ webhookNetwork: { resolve } });
 let allCodes: string[];
 beforeAll(async () => {
-  t = await startTestApp({ webhookNetwork: { resolve } });
   const symbols = await t.json('/symbols');
   allCodes = Object.keys(symbols.body.symbols).filter((code) => code !== 'AUD');
 });
-afterAll(() => t?.close());
 
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 const create = (key: string, body: unknown = { url: 'https://hooks.example.com/rates' }) =>

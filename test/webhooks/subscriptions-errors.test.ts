@@ -8,10 +8,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/db/database.js';
+import type { Plan } from '../../src/domain/plans.js';
 import { LISTENER_LIMITS } from '../../src/http/limits.js';
 import { createListener } from '../../src/http/server.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { type TestApp, appForFile } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { tableResolver } from '../support/dns.js';
 import { graphql } from '../../src/graphql.js';
@@ -45,11 +45,7 @@ const ID56 = 'Ab3'.repeat(18) + 'xy'; // 56 characters of [A-Za-z0-9]
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 const VALID = { url: 'https://hooks.example.com/rates' };
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ webhookNetwork: { resolve } });
-});
-afterAll(() => t?.close());
+const t = appForFile({ webhookNetwork: { resolve } });
 
 async function account(plan: Plan = 'professional'): Promise<{ key: string; email: string }> {
   const email = `errors-${plan}-${randomUUID()}@example.test`;

@@ -2,7 +2,7 @@
 // the session cookie of a real sign-in stands for the account; changes need the session's CSRF
 // token in X-CSRF-Token; a key still works as before and wins when both are sent. A missing or
 // wrong token, or a cookie whose session ended, is 401 invalid_api_key and changes nothing.
-import type { Plan } from '../../src/db/database.js';
+import type { Plan } from '../../src/domain/plans.js';
 import { graphql } from '../../src/graphql.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';

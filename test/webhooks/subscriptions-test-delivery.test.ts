@@ -6,7 +6,7 @@
 // The one host name used (receiver.test) reaches an injected resolver: no real name is looked up.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/db/database.js';
+import type { Plan } from '../../src/domain/plans.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { expectError, UUID } from '../support/expect.js';

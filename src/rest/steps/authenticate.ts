@@ -3,7 +3,8 @@
 // changes need its CSRF token in X-CSRF-Token. A key wins when both are sent.
 import { InvalidApiKeyError } from '../../errors.js';
 import { isCsrfTokenOf, sessionTokenOf } from '../../http/session-cookie.js';
-import type { Services, SessionViewer } from '../../schema/context.js';
+import type { SessionViewer } from '../../schema/context.js';
+import type { Services } from '../../services.js';
 import { authenticateSession } from '../../schema/session.js';
 import { missingAccountKey, missingKey, type KeyAuthenticator } from '../auth.js';
 import type { Exchange, Step } from '../exchange.js';

@@ -3,9 +3,10 @@
 // result to the JSON of docs/api.md.
 import { validate, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { createContext, type Services } from '../../schema/context.js';
+import { ANONYMOUS, createContext } from '../../schema/context.js';
+import type { Services } from '../../services.js';
 import type { Step } from '../exchange.js';
-import { stringify } from '../json.js';
+import { stringify } from '../../json.js';
 import { decodeQuery } from '../params.js';
 import type { Route, RouteRequest } from '../routes.js';
 
@@ -33,7 +34,7 @@ export function runOperation(schema: GraphQLSchema, table: readonly Route[], ser
     const { viewer, session } = exchange;
     const request: RouteRequest = { params: exchange.params, search: decodeQuery(exchange.request.url.search), body: exchange.body, viewer, documentationUrl };
     const variables = route.variables(request);
-    const context = (exchange.context = createContext(services, { viewer, session }));
+    const context = (exchange.context = createContext(services, viewer ?? session ?? ANONYMOUS));
     const result = await documents.get(route)!.query(undefined, context, variables);
     if (result.errors?.length) throw result.errors[0]!;
     const { body, status = 200 } = route.respond(result.data, request);

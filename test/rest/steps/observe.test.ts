@@ -1,18 +1,18 @@
 // Every answered request is counted: per key for usage, and in the metrics.
 import { expect, it } from 'vitest';
 import type { AnsweredRequest } from '../../../src/metrics.js';
-import type { Viewer } from '../../../src/schema/context.js';
+import type { ApiKeyViewer } from '../../../src/schema/context.js';
 import { observe } from '../../../src/rest/steps/observe.js';
 import { answering, exchangeOf, routedExchange } from './support.js';
 
 function setUp() {
-  const used: [Viewer, string, number][] = [];
+  const used: [ApiKeyViewer, string, number][] = [];
   const answered: AnsweredRequest[] = [];
   const step = observe({ record: (viewer, endpoint, status) => void used.push([viewer, endpoint, status]) }, { request: (a) => void answered.push(a) });
   return { step, used, answered };
 }
 
-const viewer: Viewer = { accountId: 'a', keyId: 'k', plan: 'professional', billingDay: 1 };
+const viewer: ApiKeyViewer = { kind: 'apiKey', accountId: 'a', keyId: 'k', plan: 'professional', billingDay: 1 };
 
 it('records a keyed request for usage and metrics', async () => {
   const { step, used, answered } = setUp();

@@ -30,7 +30,7 @@ it('answers a route with its document run and its mapper applied', async () => {
 it('reads the rates with the request context, kept for the steps on the way back', async () => {
   const exchange = routedExchange('RateDayCurrency', '/2023-01-03/USD');
   exchange.params = { date: '2023-01-03', currency: 'USD' };
-  exchange.viewer = { accountId: 'a', keyId: 'k', plan: 'business', billingDay: 1 };
+  exchange.viewer = { kind: 'apiKey', accountId: 'a', keyId: 'k', plan: 'business', billingDay: 1 };
   await step(exchange, recordingNext());
   expect(JSON.parse(exchange.answer!.body!)).toMatchObject({ success: true, date: '2023-01-03', base: 'AUD', rates: { USD: expect.any(Number) } });
   expect((await exchange.context!.rates.history()).newestDate).not.toBeNull();
@@ -38,7 +38,7 @@ it('reads the rates with the request context, kept for the steps on the way back
 
 it('throws a parameter fault before running anything', async () => {
   const exchange = routedExchange('Latest', '/latest?symbols=XYZ');
-  exchange.viewer = { accountId: 'a', keyId: 'k', plan: 'business', billingDay: 1 };
+  exchange.viewer = { kind: 'apiKey', accountId: 'a', keyId: 'k', plan: 'business', billingDay: 1 };
   await expect(step(exchange, recordingNext())).rejects.toBeInstanceOf(BadRequestError);
   expect(exchange.context).toBeNull();
 });

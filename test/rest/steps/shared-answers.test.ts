@@ -1,6 +1,6 @@
 // Identical read requests share an answer for under a second, per plan, until the rates change.
 import { expect, it } from 'vitest';
-import type { Viewer } from '../../../src/schema/context.js';
+import type { ApiKeyViewer } from '../../../src/schema/context.js';
 import { sharedAnswers } from '../../../src/rest/steps/shared-answers.js';
 import { answering, routedExchange } from './support.js';
 
@@ -18,8 +18,8 @@ function setUp() {
   };
 }
 
-const viewer = (plan: Viewer['plan']): Viewer => ({ accountId: 'a', keyId: 'k', plan, billingDay: 1 });
-const latest = (plan: Viewer['plan'] = 'professional', target = '/latest?symbols=USD') => {
+const viewer = (plan: ApiKeyViewer['plan']): ApiKeyViewer => ({ kind: 'apiKey', accountId: 'a', keyId: 'k', plan, billingDay: 1 });
+const latest = (plan: ApiKeyViewer['plan'] = 'professional', target = '/latest?symbols=USD') => {
   const exchange = routedExchange('Latest', target);
   exchange.viewer = viewer(plan);
   return exchange;
