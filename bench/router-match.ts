@@ -8,7 +8,7 @@ import { routes } from '../src/rest/routes.js';
 
 const CODES = ['USD', 'EUR', 'JPY', 'GBP', 'NZD', 'CNY', 'SGD', 'usd'];
 let seed = 42;
-const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
 const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
 const date = () => new Date(Date.UTC(2018, 0, 1) + Math.floor(random() * 3000) * 86_400_000).toISOString().slice(0, 10);
 

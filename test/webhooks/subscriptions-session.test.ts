@@ -111,12 +111,13 @@ describe.skipIf(!OPENSSL_AVAILABLE)('webhook subscriptions with a dashboard sess
       id = (await create(who)).body.subscription.id;
     });
 
-    const attempts = (csrf: string | null) => [
-      ['create', () => create(who, csrf)],
-      ['patch', () => call(who, `${PATH}/${id}`, { method: 'PATCH', body: { isActive: false }, csrf })],
-      ['test', () => call(who, `${PATH}/${id}/test`, { method: 'POST', csrf })],
-      ['delete', () => call(who, `${PATH}/${id}`, { method: 'DELETE', csrf })],
-    ] as const;
+    const attempts = (csrf: string | null) =>
+      [
+        ['create', () => create(who, csrf)],
+        ['patch', () => call(who, `${PATH}/${id}`, { method: 'PATCH', body: { isActive: false }, csrf })],
+        ['test', () => call(who, `${PATH}/${id}/test`, { method: 'POST', csrf })],
+        ['delete', () => call(who, `${PATH}/${id}`, { method: 'DELETE', csrf })],
+      ] as const;
 
     it.each(['create', 'patch', 'test', 'delete'])('%s without X-CSRF-Token', async (name) => {
       const attempt = attempts(null).find(([n]) => n === name)![1];

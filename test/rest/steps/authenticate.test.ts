@@ -31,7 +31,11 @@ async function run(name: string, parts: RequestParts) {
   expect(next.calls).toBe(1);
   return exchange;
 }
-const refusal = (name: string, parts: RequestParts) => run(name, parts).then(() => null, (error: unknown) => error);
+const refusal = (name: string, parts: RequestParts) =>
+  run(name, parts).then(
+    () => null,
+    (error: unknown) => error,
+  );
 
 it('reads no credentials where none are needed', async () => {
   const exchange = await run('Root', { headers: { Authorization: 'Bearer nonsense' } });

@@ -40,11 +40,17 @@ it('an error answer is tagged but never 304', async () => {
 it('a shared answer is hashed once', async () => {
   const shared = { status: 200, body: BODY, headers: {} };
   const first = routedExchange('Latest', '/latest');
-  await etag(first, recordingNext((e) => void (e.answer = shared)));
+  await etag(
+    first,
+    recordingNext((e) => void (e.answer = shared)),
+  );
   expect(shared).toMatchObject({ etag: etagOf(BODY) });
   shared.body = 'changed after tagging';
   const second = routedExchange('Latest', '/latest');
-  await etag(second, recordingNext((e) => void (e.answer = shared)));
+  await etag(
+    second,
+    recordingNext((e) => void (e.answer = shared)),
+  );
   expect(second.headers.ETag).toBe(etagOf(BODY));
 });
 
