@@ -48,7 +48,7 @@ describe('accountStats', () => {
   });
 
   it('refuses a share outside 1–100', async () => {
-    const result = await t.operatorText('{ accountStats { quotaAlerts(atLeastPercent: 0) { edges { cursor } } } }');
+    const result = await t.operator(graphql('{ accountStats { quotaAlerts(atLeastPercent: 0) { edges { cursor } } } }'));
     expect(result.errors?.[0]).toMatchObject({ message: 'atLeastPercent must be between 1 and 100', extensions: { code: 'bad_request' } });
   });
 });
