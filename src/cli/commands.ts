@@ -31,13 +31,71 @@ function planOption(args: CommandArgs): Plan {
 
 const ACCOUNT_FIELDS = 'id email plan status';
 
-const IMPORT = graphql(`mutation Import($input: ImportRatesInput!) { importRates(input: $input) { days inserted updated firstDate lastDate } }`);
-const SYNC = graphql(`mutation Sync($source: Text) { syncRates(source: $source) { sources days inserted updated published deliveries newestDate } }`);
-const SET_STATUS = graphql(`mutation Status($email: EmailAddress!, $status: AccountStatus!) { setAccountStatus(email: $email, status: $status) { ${ACCOUNT_FIELDS} } }`);
-const CREATE_ACCOUNT = graphql(`mutation Create($email: EmailAddress!, $plan: Plan!) { createAccount(email: $email, plan: $plan) { id email plan } }`);
-const SET_PLAN = graphql(`mutation Plan($email: EmailAddress!, $plan: Plan!) { setAccountPlan(email: $email, plan: $plan) { id email plan } }`);
-const CREATE_KEY = graphql(`mutation Key($email: EmailAddress!) { createApiKey(email: $email) { key apiKey { id prefix } } }`);
-const REVOKE_KEY = graphql(`mutation Revoke($prefix: Text!) { revokeApiKey(prefix: $prefix) { id prefix status } }`);
+const IMPORT = graphql(`
+  mutation Import($input: ImportRatesInput!) {
+    importRates(input: $input) {
+      days
+      inserted
+      updated
+      firstDate
+      lastDate
+    }
+  }
+`);
+const SYNC = graphql(`
+  mutation Sync($source: Text) {
+    syncRates(source: $source) {
+      sources
+      days
+      inserted
+      updated
+      published
+      deliveries
+      newestDate
+    }
+  }
+`);
+const SET_STATUS = graphql(
+  `mutation Status($email: EmailAddress!, $status: AccountStatus!) { setAccountStatus(email: $email, status: $status) { ${ACCOUNT_FIELDS} } }`,
+);
+const CREATE_ACCOUNT = graphql(`
+  mutation Create($email: EmailAddress!, $plan: Plan!) {
+    createAccount(email: $email, plan: $plan) {
+      id
+      email
+      plan
+    }
+  }
+`);
+const SET_PLAN = graphql(`
+  mutation Plan($email: EmailAddress!, $plan: Plan!) {
+    setAccountPlan(email: $email, plan: $plan) {
+      id
+      email
+      plan
+    }
+  }
+`);
+const CREATE_KEY = graphql(`
+  mutation Key($email: EmailAddress!) {
+    createApiKey(email: $email) {
+      key
+      apiKey {
+        id
+        prefix
+      }
+    }
+  }
+`);
+const REVOKE_KEY = graphql(`
+  mutation Revoke($prefix: Text!) {
+    revokeApiKey(prefix: $prefix) {
+      id
+      prefix
+      status
+    }
+  }
+`);
 
 /** A path as the service (another working directory) and the record need it; a URL as it is. */
 const absolute = (source: string) => (isUrl(source) ? source : resolve(source));
