@@ -243,7 +243,7 @@ export function createRestApp(options: RestAppOptions) {
     } catch (error) {
       Object.assign(outcome, failure(error, requestId, headers));
     }
-    if (outcome.viewer && outcome.route) usage.record(outcome.viewer, outcome.route.name, outcome.status);
+    if (outcome.route) usage.record(outcome.viewer ?? null, outcome.route.name, outcome.status, request.url.search);
     options.metrics.request({
       route: outcome.template?.replace(/:([a-z]+)/gi, '{$1}') ?? 'unmatched',
       method: request.method,

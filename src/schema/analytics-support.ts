@@ -1,6 +1,6 @@
 // What every analytics query shares: operator only, a bounded date range in Sydney dates, a page
 // size limit that refuses rather than silently shortening a page, and a statement timeout.
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import { withStatementTimeout } from '../db/statement-timeout.js';
 import { daysBetween } from '../domain/calendar.js';
@@ -47,4 +47,36 @@ export function checkRange(from: string, to: string): void {
 export function analyticsRead<T>(ctx: Context, work: (trx: Transaction<Database> | Kysely<Database>) => Promise<T>): Promise<T> {
   requireOperator(ctx);
   return withStatementTimeout(ctx.services.db, ANALYTICS_STATEMENT_TIMEOUT_MS, work);
+}
+
+/** How a report groups by each of its dimensions: fixed SQL, never built from input. */
+export interface Grouping<D extends string> {
+  /** the expression grouped by */
+  expression: Record<D, RawBuilder<unknown>>;
+  /** the name it is selected as */
+  column: Record<D, string>;
+}
+
+/** Grouping by the calendar: the Sydney day, its week (from Monday) and its month, of `day`. */
+export function calendarGrouping(day: RawBuilder<unknown>): Grouping<'DAY' | 'WEEK' | 'MONTH'> {
+  return {
+    expression: { DAY: day, WEEK: sql`date_trunc('week', ${day})::date`, MONTH: sql`date_trunc('month', ${day})::date` },
+    column: { DAY: 'day', WEEK: 'week', MONTH: 'month' },
+  };
+}
+
+/**
+ * The SELECT list, GROUP BY and ORDER BY of a grouped report: by the groups' values, or the
+ * busiest groups first (`REQUESTS_DESC`, on the selected `requests`).
+ */
+export function groupedClauses<D extends string>(grouping: Grouping<D>, groupBy: readonly D[], orderBy: 'GROUPS' | 'REQUESTS_DESC') {
+  const dims = [...new Set(groupBy)];
+  const keys = dims.map((d) => sql.id(grouping.column[d]));
+  const ordering = orderBy === 'REQUESTS_DESC' ? [sql`requests DESC`, ...keys] : keys;
+  return {
+    selected: dims.map((d) => sql`${grouping.expression[d]} AS ${sql.id(grouping.column[d])}`),
+    // grouped by the expressions: an output name such as account_id would be ambiguous in GROUP BY
+    groupBy: dims.length > 0 ? sql`GROUP BY ${sql.join(dims.map((d) => grouping.expression[d]))}` : sql``,
+    orderBy: ordering.length > 0 ? sql`ORDER BY ${sql.join(ordering)}` : sql``,
+  };
 }

@@ -1,10 +1,11 @@
 // `usage`: requests over a range of Sydney dates, grouped by any of day, week, month, account,
-// plan, key, endpoint and outcome, with the range's total; read from the per-day counts the REST
-// facade writes in batches (src/rest/usage.ts), never from logs.
+// plan, key, endpoint and outcome, with the range's total, and keyless /convert requests by day
+// and outcome; read from the per-day counts the REST facade writes in batches (src/rest/usage.ts),
+// never from logs.
 import { resolveOffsetConnection } from '@pothos/plugin-relay';
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import { PlanEnum } from './account.js';
-import { analyticsRead, checkPage, checkRange, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './analytics-support.js';
+import { analyticsRead, calendarGrouping, checkPage, checkRange, DEFAULT_PAGE_SIZE, groupedClauses, MAX_PAGE_SIZE, type Grouping } from './analytics-support.js';
 import { builder } from './builder.js';
 import { requireOperator } from './context.js';
 import type { Plan } from '../db/database.js';
@@ -22,7 +23,7 @@ const UsageOutcome = builder.enumType('UsageOutcome', {
   description: 'SUCCESS 2xx, NOT_MODIFIED 304, CLIENT_ERROR 4xx but 429, RATE_LIMITED 429, SERVER_ERROR 5xx',
   values: OUTCOMES,
 });
-const UsageOrder = builder.enumType('UsageOrder', {
+export const UsageOrder = builder.enumType('UsageOrder', {
   description: 'GROUPS: by the grouped values; REQUESTS_DESC: the busiest groups first (the top accounts, keys, …)',
   values: ['GROUPS', 'REQUESTS_DESC'] as const,
 });
@@ -35,25 +36,16 @@ const OUTCOME_SQL = sql<Outcome>`CASE
   ELSE 'SUCCESS' END`;
 
 /** Each dimension's grouping expression: fixed SQL, never built from input. */
-const GROUPING: Record<Dimension, RawBuilder<unknown>> = {
-  DAY: sql`u.day`,
-  WEEK: sql`date_trunc('week', u.day)::date`,
-  MONTH: sql`date_trunc('month', u.day)::date`,
-  ACCOUNT: sql`u.account_id`,
-  PLAN: sql`a.plan`,
-  KEY: sql`u.key_id`,
-  ENDPOINT: sql`u.endpoint`,
-  OUTCOME: OUTCOME_SQL,
-};
-const COLUMN: Record<Dimension, string> = {
-  DAY: 'day',
-  WEEK: 'week',
-  MONTH: 'month',
-  ACCOUNT: 'account_id',
-  PLAN: 'plan',
-  KEY: 'key_id',
-  ENDPOINT: 'endpoint',
-  OUTCOME: 'outcome',
+const GROUPING: Grouping<Dimension> = {
+  expression: {
+    ...calendarGrouping(sql`u.day`).expression,
+    ACCOUNT: sql`u.account_id`,
+    PLAN: sql`a.plan`,
+    KEY: sql`u.key_id`,
+    ENDPOINT: sql`u.endpoint`,
+    OUTCOME: OUTCOME_SQL,
+  },
+  column: { ...calendarGrouping(sql`u.day`).column, ACCOUNT: 'account_id', PLAN: 'plan', KEY: 'key_id', ENDPOINT: 'endpoint', OUTCOME: 'outcome' },
 };
 
 interface UsageArgs {
@@ -94,6 +86,21 @@ const UsageGroup = builder.objectRef<UsageGroupRow>('UsageGroup').implement({
   }),
 });
 
+interface KeylessConvertRow {
+  day: string;
+  outcome: Outcome;
+  requests: number;
+}
+
+const KeylessConvertGroup = builder.objectRef<KeylessConvertRow>('KeylessConvertGroup').implement({
+  description: 'Keyless /convert requests of one Sydney day and outcome',
+  fields: (t) => ({
+    day: t.field({ type: 'LocalDate', resolve: (r) => r.day }),
+    outcome: t.field({ type: UsageOutcome, resolve: (r) => r.outcome }),
+    requests: t.int({ resolve: (r) => r.requests }),
+  }),
+});
+
 const UsageReport = builder.objectRef<UsageArgs>('UsageReport').implement({
   fields: (t) => ({
     from: t.field({ type: 'LocalDate', resolve: (r) => r.from }),
@@ -105,6 +112,33 @@ const UsageReport = builder.objectRef<UsageArgs>('UsageReport').implement({
             SELECT sum(u.requests)::int8 AS requests FROM usage_daily u WHERE u.day BETWEEN ${report.from} AND ${report.to}`.execute(db);
           return Number(rows[0]?.requests ?? 0);
         }),
+    }),
+    keylessConvertRequests: t.int({
+      description: 'requests to /convert without a key over the range (they have no account, so are not in the groups)',
+      resolve: (report, _args, ctx) =>
+        analyticsRead(ctx, async (db) => {
+          const { rows } = await sql<{ requests: number | null }>`
+            SELECT sum(u.requests)::int8 AS requests FROM keyless_usage_daily u WHERE u.day BETWEEN ${report.from} AND ${report.to}`.execute(db);
+          return Number(rows[0]?.requests ?? 0);
+        }),
+    }),
+    keylessConvert: t.connection({
+      type: KeylessConvertGroup,
+      description: 'requests to /convert without a key, per Sydney day and outcome, oldest first',
+      resolve: (report, args, ctx) => {
+        checkPage(args);
+        return resolveOffsetConnection({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE }, ({ offset, limit }) =>
+          analyticsRead(ctx, async (db) => {
+            const { rows } = await sql<KeylessConvertRow>`
+              SELECT u.day, ${OUTCOME_SQL} AS outcome, sum(u.requests)::int8 AS requests
+              FROM keyless_usage_daily u
+              WHERE u.endpoint = 'Convert' AND u.day BETWEEN ${report.from} AND ${report.to}
+              GROUP BY u.day, 2 ORDER BY u.day, 2
+              LIMIT ${limit} OFFSET ${offset}`.execute(db);
+            return rows;
+          }),
+        );
+      },
     }),
     groups: t.connection({
       type: UsageGroup,
@@ -119,28 +153,22 @@ const UsageReport = builder.objectRef<UsageArgs>('UsageReport').implement({
 });
 
 function groupsQuery({ from, to, groupBy, orderBy }: UsageArgs, offset: number, limit: number) {
-  const dims = [...new Set(groupBy)];
-  const selected = dims.map((d) => sql`${GROUPING[d]} AS ${sql.id(COLUMN[d])}`);
-  const keys = dims.map((d) => sql.id(COLUMN[d]));
-  // grouped by the expressions: an output name such as account_id would be ambiguous in GROUP BY
-  const groupClause = dims.length > 0 ? sql`GROUP BY ${sql.join(dims.map((d) => GROUPING[d]))}` : sql``;
-  const ordering = orderBy === 'REQUESTS_DESC' ? [sql`requests DESC`, ...keys] : keys;
-  const orderClause = ordering.length > 0 ? sql`ORDER BY ${sql.join(ordering)}` : sql``;
+  const clauses = groupedClauses(GROUPING, groupBy, orderBy);
   return sql<UsageGroupRow>`
-    SELECT ${sql.join([...selected, sql`max(a.email) AS account_email`, sql`max(k.prefix) AS key_prefix`, sql`sum(u.requests)::int8 AS requests`])}
+    SELECT ${sql.join([...clauses.selected, sql`max(a.email) AS account_email`, sql`max(k.prefix) AS key_prefix`, sql`sum(u.requests)::int8 AS requests`])}
     FROM usage_daily u
     JOIN accounts a ON a.id = u.account_id
     JOIN api_keys k ON k.id = u.key_id
     WHERE u.day BETWEEN ${from} AND ${to}
-    ${groupClause}
-    ${orderClause}
+    ${clauses.groupBy}
+    ${clauses.orderBy}
     LIMIT ${limit} OFFSET ${offset}`;
 }
 
 builder.queryFields((t) => ({
   usage: t.field({
     type: UsageReport,
-    description: 'Keyed requests over an inclusive range of Sydney dates (operator only)',
+    description: 'Requests with a key over an inclusive range of Sydney dates, and keyless /convert requests apart (operator only)',
     args: {
       from: t.arg({ type: 'LocalDate', required: true }),
       to: t.arg({ type: 'LocalDate', required: true }),
