@@ -85,6 +85,21 @@ export interface UsageDailyTable {
   requests: number;
 }
 
+/** Keyed requests per Sydney day, endpoint and status, all accounts together: a roll-up of `usage_daily`. */
+export interface UsageTotalsDailyTable {
+  day: string;
+  endpoint: string;
+  status: number;
+  requests: number;
+}
+
+/** Keyed requests per account and month (its first day): a roll-up of `usage_daily`. */
+export interface UsageAccountMonthlyTable {
+  month: string;
+  account_id: string;
+  requests: number;
+}
+
 /** /convert answers by pair, per Sydney day: with a key or without, dated (historical) or latest. */
 export interface ConversionsDailyTable {
   day: string;
@@ -232,6 +247,8 @@ export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   usage_daily: UsageDailyTable;
+  usage_totals_daily: UsageTotalsDailyTable;
+  usage_account_monthly: UsageAccountMonthlyTable;
   conversions_daily: ConversionsDailyTable;
   keyless_usage_daily: KeylessUsageDailyTable;
   rba_polls: RbaPollsTable;

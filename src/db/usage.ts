@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { ConversionsDailyTable, Database, KeylessUsageDailyTable, UsageDailyTable } from './database.js';
+import type { ConversionsDailyTable, Database, KeylessUsageDailyTable, UsageAccountMonthlyTable, UsageDailyTable, UsageTotalsDailyTable } from './database.js';
 
 /** One flush of the counts held in memory: each row's `requests` is added to what is stored. */
 export interface UsageBatch {
@@ -8,10 +8,25 @@ export interface UsageBatch {
   conversions: ConversionsDailyTable[];
 }
 
+type CountTable = 'usage_daily' | 'usage_totals_daily' | 'usage_account_monthly' | 'keyless_usage_daily' | 'conversions_daily';
 /** the stored count plus the batch's (the table named: a bare column would be ambiguous beside `excluded`) */
-const addRequests = (table: 'usage_daily' | 'keyless_usage_daily' | 'conversions_daily') => sql<number>`${sql.ref(`${table}.requests`)} + excluded.requests`;
+const addRequests = (table: CountTable) => sql<number>`${sql.ref(`${table}.requests`)} + excluded.requests`;
 
-/** Adds a batch of request counts to the daily rows, all or nothing. */
+/** Sums rows that share a key: one statement may not update the same row twice. */
+function rollUp<Row extends { requests: number }>(rows: readonly UsageDailyTable[], keyOf: (row: UsageDailyTable) => string, make: (row: UsageDailyTable) => Row): Row[] {
+  const sums = new Map<string, Row>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    const sum = sums.get(key);
+    if (sum) sum.requests += row.requests;
+    else sums.set(key, make(row));
+  }
+  return [...sums.values()];
+}
+
+const monthOf = (day: string) => `${day.slice(0, 8)}01`;
+
+/** Adds a batch of request counts to the daily rows and the roll-ups of the keyed ones, all or nothing. */
 export async function addUsage(db: Kysely<Database>, batch: UsageBatch): Promise<void> {
   if (batch.keyed.length + batch.keyless.length + batch.conversions.length === 0) return;
   await db.transaction().execute(async (trx) => {
@@ -20,6 +35,18 @@ export async function addUsage(db: Kysely<Database>, batch: UsageBatch): Promise
         .insertInto('usage_daily')
         .values(batch.keyed)
         .onConflict((oc) => oc.columns(['day', 'account_id', 'key_id', 'endpoint', 'status']).doUpdateSet({ requests: addRequests('usage_daily') }))
+        .execute();
+      const totals = rollUp<UsageTotalsDailyTable>(batch.keyed, (r) => `${r.day} ${r.endpoint} ${r.status}`, (r) => ({ day: r.day, endpoint: r.endpoint, status: r.status, requests: r.requests }));
+      await trx
+        .insertInto('usage_totals_daily')
+        .values(totals)
+        .onConflict((oc) => oc.columns(['day', 'endpoint', 'status']).doUpdateSet({ requests: addRequests('usage_totals_daily') }))
+        .execute();
+      const months = rollUp<UsageAccountMonthlyTable>(batch.keyed, (r) => `${monthOf(r.day)} ${r.account_id}`, (r) => ({ month: monthOf(r.day), account_id: r.account_id, requests: r.requests }));
+      await trx
+        .insertInto('usage_account_monthly')
+        .values(months)
+        .onConflict((oc) => oc.columns(['month', 'account_id']).doUpdateSet({ requests: addRequests('usage_account_monthly') }))
         .execute();
     }
     if (batch.keyless.length > 0) {

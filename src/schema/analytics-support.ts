@@ -3,7 +3,7 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import { withStatementTimeout } from '../db/statement-timeout.js';
-import { daysBetween } from '../domain/calendar.js';
+import { addDays, daysBetween } from '../domain/calendar.js';
 import { BadRequestError } from '../errors.js';
 import { requireOperator, type Context } from './context.js';
 
@@ -79,4 +79,33 @@ export function groupedClauses<D extends string>(grouping: Grouping<D>, groupBy:
     groupBy: dims.length > 0 ? sql`GROUP BY ${sql.join(dims.map((d) => grouping.expression[d]))}` : sql``,
     orderBy: ordering.length > 0 ? sql`ORDER BY ${sql.join(ordering)}` : sql``,
   };
+}
+
+/** An inclusive range of dates cut into its whole months and the days before and after them. */
+export interface MonthSplit {
+  /** the first days of the first and last whole months, or null when no month is whole */
+  months: { first: string; last: string } | null;
+  /** the days outside the whole months, as inclusive ranges (none, one or two) */
+  days: [string, string][];
+}
+
+const firstOfMonth = (date: string) => `${date.slice(0, 8)}01`;
+/** (the first of a month plus 31 days is always in the next month) */
+const firstOfNextMonth = (date: string) => firstOfMonth(addDays(firstOfMonth(date), 31));
+
+/** Cuts `from`..`to` so that monthly roll-ups answer the whole months and daily rows the rest. */
+export function splitByWholeMonths(from: string, to: string): MonthSplit {
+  const start = from.endsWith('-01') ? from : firstOfNextMonth(from);
+  const end = firstOfNextMonth(to) === addDays(to, 1) ? to : addDays(firstOfMonth(to), -1);
+  if (start > end) return { months: null, days: [[from, to]] };
+  const days: [string, string][] = [];
+  if (from < start) days.push([from, addDays(start, -1)]);
+  if (end < to) days.push([addDays(end, 1), to]);
+  return { months: { first: start, last: firstOfMonth(end) }, days };
+}
+
+/** `column` within any of the ranges (false for none). */
+export function withinRanges(column: RawBuilder<unknown>, ranges: readonly [string, string][]): RawBuilder<boolean> {
+  if (ranges.length === 0) return sql<boolean>`false`;
+  return sql<boolean>`(${sql.join(ranges.map(([from, to]) => sql`${column} BETWEEN ${from} AND ${to}`), sql` OR `)})`;
 }

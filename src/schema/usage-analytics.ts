@@ -5,7 +5,18 @@
 import { resolveOffsetConnection } from '@pothos/plugin-relay';
 import { sql } from 'kysely';
 import { PlanEnum } from './account.js';
-import { analyticsRead, calendarGrouping, checkPage, checkRange, DEFAULT_PAGE_SIZE, groupedClauses, MAX_PAGE_SIZE, type Grouping } from './analytics-support.js';
+import {
+  analyticsRead,
+  calendarGrouping,
+  checkPage,
+  checkRange,
+  DEFAULT_PAGE_SIZE,
+  groupedClauses,
+  MAX_PAGE_SIZE,
+  splitByWholeMonths,
+  withinRanges,
+  type Grouping,
+} from './analytics-support.js';
 import { builder } from './builder.js';
 import { requireOperator } from './context.js';
 import type { Plan } from '../db/database.js';
@@ -109,7 +120,7 @@ const UsageReport = builder.objectRef<UsageArgs>('UsageReport').implement({
       resolve: (report, _args, ctx) =>
         analyticsRead(ctx, async (db) => {
           const { rows } = await sql<{ requests: number | null }>`
-            SELECT sum(u.requests)::int8 AS requests FROM usage_daily u WHERE u.day BETWEEN ${report.from} AND ${report.to}`.execute(db);
+            SELECT sum(u.requests)::int8 AS requests FROM usage_totals_daily u WHERE u.day BETWEEN ${report.from} AND ${report.to}`.execute(db);
           return Number(rows[0]?.requests ?? 0);
         }),
     }),
@@ -152,14 +163,36 @@ const UsageReport = builder.objectRef<UsageArgs>('UsageReport').implement({
   }),
 });
 
-function groupsQuery({ from, to, groupBy, orderBy }: UsageArgs, offset: number, limit: number) {
-  const clauses = groupedClauses(GROUPING, groupBy, orderBy);
+/** Groupings the roll-up without accounts answers (usage_totals_daily). */
+const BY_TOTALS: ReadonlySet<Dimension> = new Set(['DAY', 'WEEK', 'MONTH', 'ENDPOINT', 'OUTCOME']);
+/** Groupings the per-account monthly roll-up answers, with daily rows for the days outside whole months. */
+const BY_ACCOUNT_MONTHS: ReadonlySet<Dimension> = new Set(['MONTH', 'ACCOUNT', 'PLAN']);
+
+/**
+ * Where a report's rows come from, as `u` (day, account_id, key_id, endpoint, status, requests, as
+ * far as the grouping needs them): the smallest table that answers the grouping.
+ */
+function usageSource({ from, to, groupBy }: UsageArgs) {
+  if (groupBy.every((d) => BY_TOTALS.has(d))) {
+    return sql`usage_totals_daily u WHERE u.day BETWEEN ${from} AND ${to}`;
+  }
+  if (groupBy.every((d) => BY_ACCOUNT_MONTHS.has(d))) {
+    const { months, days } = splitByWholeMonths(from, to);
+    const monthly = months ? sql`SELECT month AS day, account_id, requests FROM usage_account_monthly WHERE month BETWEEN ${months.first} AND ${months.last} UNION ALL ` : sql``;
+    return sql`(${monthly}SELECT day, account_id, requests FROM usage_daily WHERE ${withinRanges(sql`day`, days)}) u JOIN accounts a ON a.id = u.account_id`;
+  }
+  return sql`usage_daily u JOIN accounts a ON a.id = u.account_id JOIN api_keys k ON k.id = u.key_id WHERE u.day BETWEEN ${from} AND ${to}`;
+}
+
+function groupsQuery(args: UsageArgs, offset: number, limit: number) {
+  const clauses = groupedClauses(GROUPING, args.groupBy, args.orderBy);
+  const needs = new Set(args.groupBy);
+  // the e-mail and prefix shown beside an account or key: only those sources join them
+  const email = needs.has('ACCOUNT') ? sql`max(a.email)` : sql`null`;
+  const prefix = needs.has('KEY') ? sql`max(k.prefix)` : sql`null`;
   return sql<UsageGroupRow>`
-    SELECT ${sql.join([...clauses.selected, sql`max(a.email) AS account_email`, sql`max(k.prefix) AS key_prefix`, sql`sum(u.requests)::int8 AS requests`])}
-    FROM usage_daily u
-    JOIN accounts a ON a.id = u.account_id
-    JOIN api_keys k ON k.id = u.key_id
-    WHERE u.day BETWEEN ${from} AND ${to}
+    SELECT ${sql.join([...clauses.selected, sql`${email} AS account_email`, sql`${prefix} AS key_prefix`, sql`sum(u.requests)::int8 AS requests`])}
+    FROM ${usageSource(args)}
     ${clauses.groupBy}
     ${clauses.orderBy}
     LIMIT ${limit} OFFSET ${offset}`;

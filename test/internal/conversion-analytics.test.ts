@@ -81,7 +81,7 @@ describe('conversions', () => {
     const paged: unknown[] = [];
     let after: string | null = null;
     for (let page = 0; page < 5; page++) {
-      const { groups } = (await nodesOf(query(after))).conversions;
+      const { groups }: { groups: { edges: unknown[]; pageInfo: { hasNextPage: boolean; endCursor: string } } } = (await nodesOf(query(after))).conversions;
       paged.push(...groups.edges);
       if (!groups.pageInfo.hasNextPage) break;
       after = groups.pageInfo.endCursor;

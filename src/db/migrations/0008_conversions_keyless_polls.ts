@@ -4,10 +4,35 @@ import { sql, type Kysely } from 'kysely';
 /**
  * What the analytics record beside `usage_daily`, aggregated per Sydney day in the same batched
  * writes (src/rest/usage.ts): the pairs /convert answered, keyed and keyless, dated or latest; and
- * keyless /convert requests by outcome, which have no account. And one row per RBA poll of the
- * scheduler, kept 90 days (src/jobs/rba-scheduler.ts).
+ * keyless /convert requests by outcome, which have no account. Two roll-ups of `usage_daily`, so a
+ * year of 10,000 accounts is not summed row by row: keyed requests per day, endpoint and status
+ * (no account), and per account and month (filled here from what is stored). And one row per RBA
+ * poll of the scheduler, kept 90 days (src/jobs/rba-scheduler.ts).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('usage_totals_daily')
+    .addColumn('day', 'date', (c) => c.notNull())
+    .addColumn('endpoint', 'text', (c) => c.notNull())
+    .addColumn('status', 'smallint', (c) => c.notNull())
+    .addColumn('requests', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('usage_totals_daily_pkey', ['day', 'endpoint', 'status'])
+    .execute();
+  await sql`
+    insert into usage_totals_daily (day, endpoint, status, requests)
+    select day, endpoint, status, sum(requests) from usage_daily group by day, endpoint, status`.execute(db);
+
+  await db.schema
+    .createTable('usage_account_monthly')
+    .addColumn('month', 'date', (c) => c.notNull())
+    .addColumn('account_id', 'uuid', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+    .addColumn('requests', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('usage_account_monthly_pkey', ['month', 'account_id'])
+    .execute();
+  await sql`
+    insert into usage_account_monthly (month, account_id, requests)
+    select date_trunc('month', day)::date, account_id, sum(requests) from usage_daily group by 1, 2`.execute(db);
+
   await db.schema
     .createTable('conversions_daily')
     .addColumn('day', 'date', (c) => c.notNull())
@@ -49,4 +74,6 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('rba_polls').execute();
   await db.schema.dropTable('keyless_usage_daily').execute();
   await db.schema.dropTable('conversions_daily').execute();
+  await db.schema.dropTable('usage_account_monthly').execute();
+  await db.schema.dropTable('usage_totals_daily').execute();
 }
