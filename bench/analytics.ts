@@ -5,8 +5,8 @@
 //   - 10,000 accounts (half Free, then fewer on each plan up), one key each;
 //   - a year of usage_daily: each account active on about 3 days in 10, with 2 to 3 rows a day
 //     (endpoint × status), some 400s and 429s;
-//   - a year of keyless /convert counts and of conversions_daily (200 pairs a day, keyed and
-//     keyless, latest and dated);
+//   - a year of keyless /convert counts and of conversions_daily (180 pairs a day, keyed and
+//     keyless, latest and dated), and the roll-ups the recorder keeps beside the daily rows;
 //   - 2,000 webhook subscriptions (40 accounts × 50) with a publication delivery for every
 //     business day of the year, and their attempts for the last 90 days (the retention);
 //   - 90 days of scheduler polls, a few a business day.
@@ -75,6 +75,9 @@ async function generate(db: Kysely<Database>, last: string): Promise<Record<stri
     CROSS JOIN (VALUES (true, false), (true, true), (false, false)) AS v(keyed, dated)
     WHERE f.code <> t.code AND (f.n * 7 + t.n) % 2 = 0`.execute(db);
   await sql`
+    INSERT INTO conversions_monthly (month, from_code, to_code, keyed, dated, requests)
+    SELECT date_trunc('month', day)::date, from_code, to_code, keyed, dated, sum(requests) FROM conversions_daily GROUP BY 1, 2, 3, 4, 5`.execute(db);
+  await sql`
     INSERT INTO webhook_subscriptions (id, account_id, url, secret_ciphertext, is_active, failure_count)
     SELECT md5('sub' || a.n || '-' || s), a.id, 'https://hooks-' || a.n || '.example.test/' || s, 'sealed',
       NOT (s = 1 AND a.n % 4 = 0), CASE WHEN s = 1 AND a.n % 4 = 0 THEN 10 WHEN s = 2 THEN a.n % 3 ELSE 0 END
@@ -104,7 +107,7 @@ async function generate(db: Kysely<Database>, last: string): Promise<Record<stri
     WHERE extract(isodow from d) < 6`.execute(db);
   await sql`ANALYZE`.execute(db);
   const counts: Record<string, number> = {};
-  for (const table of ['accounts', 'api_keys', 'usage_daily', 'usage_totals_daily', 'usage_account_monthly', 'keyless_usage_daily', 'conversions_daily', 'webhook_subscriptions', 'webhook_deliveries', 'webhook_attempts', 'rba_polls', 'rates'] as const) {
+  for (const table of ['accounts', 'api_keys', 'usage_daily', 'usage_totals_daily', 'usage_account_monthly', 'keyless_usage_daily', 'conversions_daily', 'conversions_monthly', 'webhook_subscriptions', 'webhook_deliveries', 'webhook_attempts', 'rba_polls', 'rates'] as const) {
     const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM ${sql.table(table)}`.execute(db);
     counts[table] = Number(rows[0]!.n);
   }

@@ -110,6 +110,11 @@ export interface ConversionsDailyTable {
   requests: number;
 }
 
+/** `conversions_daily` per month (its first day): a roll-up for ranges of whole months. */
+export interface ConversionsMonthlyTable extends Omit<ConversionsDailyTable, 'day'> {
+  month: string;
+}
+
 /** Requests without a key (only /convert is counted), per Sydney day, endpoint and status. */
 export interface KeylessUsageDailyTable {
   day: string;
@@ -250,6 +255,7 @@ export interface Database {
   usage_totals_daily: UsageTotalsDailyTable;
   usage_account_monthly: UsageAccountMonthlyTable;
   conversions_daily: ConversionsDailyTable;
+  conversions_monthly: ConversionsMonthlyTable;
   keyless_usage_daily: KeylessUsageDailyTable;
   rba_polls: RbaPollsTable;
   free_convert_windows: FreeConvertWindowsTable;

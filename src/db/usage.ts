@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { ConversionsDailyTable, Database, KeylessUsageDailyTable, UsageAccountMonthlyTable, UsageDailyTable, UsageTotalsDailyTable } from './database.js';
+import type { ConversionsDailyTable, ConversionsMonthlyTable, Database, KeylessUsageDailyTable, UsageAccountMonthlyTable, UsageDailyTable, UsageTotalsDailyTable } from './database.js';
 
 /** One flush of the counts held in memory: each row's `requests` is added to what is stored. */
 export interface UsageBatch {
@@ -8,12 +8,12 @@ export interface UsageBatch {
   conversions: ConversionsDailyTable[];
 }
 
-type CountTable = 'usage_daily' | 'usage_totals_daily' | 'usage_account_monthly' | 'keyless_usage_daily' | 'conversions_daily';
+type CountTable = 'usage_daily' | 'usage_totals_daily' | 'usage_account_monthly' | 'keyless_usage_daily' | 'conversions_daily' | 'conversions_monthly';
 /** the stored count plus the batch's (the table named: a bare column would be ambiguous beside `excluded`) */
 const addRequests = (table: CountTable) => sql<number>`${sql.ref(`${table}.requests`)} + excluded.requests`;
 
 /** Sums rows that share a key: one statement may not update the same row twice. */
-function rollUp<Row extends { requests: number }>(rows: readonly UsageDailyTable[], keyOf: (row: UsageDailyTable) => string, make: (row: UsageDailyTable) => Row): Row[] {
+function rollUp<From, Row extends { requests: number }>(rows: readonly (From & { requests: number })[], keyOf: (row: From) => string, make: (row: From & { requests: number }) => Row): Row[] {
   const sums = new Map<string, Row>();
   for (const row of rows) {
     const key = keyOf(row);
@@ -36,13 +36,13 @@ export async function addUsage(db: Kysely<Database>, batch: UsageBatch): Promise
         .values(batch.keyed)
         .onConflict((oc) => oc.columns(['day', 'account_id', 'key_id', 'endpoint', 'status']).doUpdateSet({ requests: addRequests('usage_daily') }))
         .execute();
-      const totals = rollUp<UsageTotalsDailyTable>(batch.keyed, (r) => `${r.day} ${r.endpoint} ${r.status}`, (r) => ({ day: r.day, endpoint: r.endpoint, status: r.status, requests: r.requests }));
+      const totals = rollUp<UsageDailyTable, UsageTotalsDailyTable>(batch.keyed, (r) => `${r.day} ${r.endpoint} ${r.status}`, (r) => ({ day: r.day, endpoint: r.endpoint, status: r.status, requests: r.requests }));
       await trx
         .insertInto('usage_totals_daily')
         .values(totals)
         .onConflict((oc) => oc.columns(['day', 'endpoint', 'status']).doUpdateSet({ requests: addRequests('usage_totals_daily') }))
         .execute();
-      const months = rollUp<UsageAccountMonthlyTable>(batch.keyed, (r) => `${monthOf(r.day)} ${r.account_id}`, (r) => ({ month: monthOf(r.day), account_id: r.account_id, requests: r.requests }));
+      const months = rollUp<UsageDailyTable, UsageAccountMonthlyTable>(batch.keyed, (r) => `${monthOf(r.day)} ${r.account_id}`, (r) => ({ month: monthOf(r.day), account_id: r.account_id, requests: r.requests }));
       await trx
         .insertInto('usage_account_monthly')
         .values(months)
@@ -61,6 +61,16 @@ export async function addUsage(db: Kysely<Database>, batch: UsageBatch): Promise
         .insertInto('conversions_daily')
         .values(batch.conversions)
         .onConflict((oc) => oc.columns(['day', 'from_code', 'to_code', 'keyed', 'dated']).doUpdateSet({ requests: addRequests('conversions_daily') }))
+        .execute();
+      const months = rollUp<ConversionsDailyTable, ConversionsMonthlyTable>(
+        batch.conversions,
+        (r) => `${monthOf(r.day)} ${r.from_code} ${r.to_code} ${r.keyed} ${r.dated}`,
+        ({ day, ...rest }) => ({ ...rest, month: monthOf(day) }),
+      );
+      await trx
+        .insertInto('conversions_monthly')
+        .values(months)
+        .onConflict((oc) => oc.columns(['month', 'from_code', 'to_code', 'keyed', 'dated']).doUpdateSet({ requests: addRequests('conversions_monthly') }))
         .execute();
     }
   });

@@ -109,3 +109,19 @@ export function withinRanges(column: RawBuilder<unknown>, ranges: readonly [stri
   if (ranges.length === 0) return sql<boolean>`false`;
   return sql<boolean>`(${sql.join(ranges.map(([from, to]) => sql`${column} BETWEEN ${from} AND ${to}`), sql` OR `)})`;
 }
+
+/**
+ * A range's rows from a monthly roll-up for its whole months (`monthly`, given the first days of
+ * the first and last) and from daily rows for the days around them (`daily`, given those ranges),
+ * as one UNION ALL.
+ */
+export function wholeMonthsThenDays(
+  from: string,
+  to: string,
+  monthly: (first: string, last: string) => RawBuilder<unknown>,
+  daily: (ranges: readonly [string, string][]) => RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  const { months, days } = splitByWholeMonths(from, to);
+  const parts = [...(months ? [monthly(months.first, months.last)] : []), ...(days.length > 0 ? [daily(days)] : [])];
+  return sql.join(parts, sql` UNION ALL `);
+}

@@ -1,9 +1,20 @@
 // `conversions`: the pairs /convert answered over a range of Sydney dates, grouped by any of day,
 // week, month, pair, keyed or not, and dated (historical) or latest; read from the per-day counts
-// the REST facade writes with its usage batches (src/rest/usage.ts).
+// (and their monthly roll-up) the REST facade writes with its usage batches (src/rest/usage.ts).
 import { resolveOffsetConnection } from '@pothos/plugin-relay';
 import { sql } from 'kysely';
-import { analyticsRead, calendarGrouping, checkPage, checkRange, DEFAULT_PAGE_SIZE, groupedClauses, MAX_PAGE_SIZE, type Grouping } from './analytics-support.js';
+import {
+  analyticsRead,
+  calendarGrouping,
+  checkPage,
+  checkRange,
+  DEFAULT_PAGE_SIZE,
+  groupedClauses,
+  MAX_PAGE_SIZE,
+  wholeMonthsThenDays,
+  withinRanges,
+  type Grouping,
+} from './analytics-support.js';
 import { builder } from './builder.js';
 import { requireOperator } from './context.js';
 import { UsageOrder } from './usage-analytics.js';
@@ -58,6 +69,22 @@ const ConversionGroup = builder.objectRef<ConversionGroupRow>('ConversionGroup')
   }),
 });
 
+/**
+ * The range's rows as `c`: groupings without days or weeks read the monthly roll-up for the whole
+ * months of the range and daily rows for the days around them.
+ */
+function conversionsSource({ from, to, groupBy }: ConversionArgs) {
+  if (groupBy.some((d) => d === 'DAY' || d === 'WEEK')) return sql`conversions_daily c WHERE c.day BETWEEN ${from} AND ${to}`;
+  const columns = sql`from_code, to_code, keyed, dated, requests`;
+  const rows = wholeMonthsThenDays(
+    from,
+    to,
+    (first, last) => sql`SELECT month AS day, ${columns} FROM conversions_monthly WHERE month BETWEEN ${first} AND ${last}`,
+    (days) => sql`SELECT day, ${columns} FROM conversions_daily WHERE ${withinRanges(sql`day`, days)}`,
+  );
+  return sql`(${rows}) c`;
+}
+
 const ConversionReport = builder.objectRef<ConversionArgs>('ConversionReport').implement({
   fields: (t) => ({
     from: t.field({ type: 'LocalDate', resolve: (r) => r.from }),
@@ -66,7 +93,7 @@ const ConversionReport = builder.objectRef<ConversionArgs>('ConversionReport').i
       resolve: (report, _args, ctx) =>
         analyticsRead(ctx, async (db) => {
           const { rows } = await sql<{ requests: number | null }>`
-            SELECT sum(c.requests)::int8 AS requests FROM conversions_daily c WHERE c.day BETWEEN ${report.from} AND ${report.to}`.execute(db);
+            SELECT sum(c.requests)::int8 AS requests FROM ${conversionsSource({ ...report, groupBy: [] })}`.execute(db);
           return Number(rows[0]?.requests ?? 0);
         }),
     }),
@@ -79,8 +106,7 @@ const ConversionReport = builder.objectRef<ConversionArgs>('ConversionReport').i
           analyticsRead(ctx, async (db) => {
             const { rows } = await sql<ConversionGroupRow>`
               SELECT ${sql.join([...clauses.selected, sql`sum(c.requests)::int8 AS requests`])}
-              FROM conversions_daily c
-              WHERE c.day BETWEEN ${report.from} AND ${report.to}
+              FROM ${conversionsSource(report)}
               ${clauses.groupBy}
               ${clauses.orderBy}
               LIMIT ${limit} OFFSET ${offset}`.execute(db);

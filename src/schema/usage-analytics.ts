@@ -13,7 +13,7 @@ import {
   DEFAULT_PAGE_SIZE,
   groupedClauses,
   MAX_PAGE_SIZE,
-  splitByWholeMonths,
+  wholeMonthsThenDays,
   withinRanges,
   type Grouping,
 } from './analytics-support.js';
@@ -177,9 +177,13 @@ function usageSource({ from, to, groupBy }: UsageArgs) {
     return sql`usage_totals_daily u WHERE u.day BETWEEN ${from} AND ${to}`;
   }
   if (groupBy.every((d) => BY_ACCOUNT_MONTHS.has(d))) {
-    const { months, days } = splitByWholeMonths(from, to);
-    const monthly = months ? sql`SELECT month AS day, account_id, requests FROM usage_account_monthly WHERE month BETWEEN ${months.first} AND ${months.last} UNION ALL ` : sql``;
-    return sql`(${monthly}SELECT day, account_id, requests FROM usage_daily WHERE ${withinRanges(sql`day`, days)}) u JOIN accounts a ON a.id = u.account_id`;
+    const rows = wholeMonthsThenDays(
+      from,
+      to,
+      (first, last) => sql`SELECT month AS day, account_id, requests FROM usage_account_monthly WHERE month BETWEEN ${first} AND ${last}`,
+      (days) => sql`SELECT day, account_id, requests FROM usage_daily WHERE ${withinRanges(sql`day`, days)}`,
+    );
+    return sql`(${rows}) u JOIN accounts a ON a.id = u.account_id`;
   }
   return sql`usage_daily u JOIN accounts a ON a.id = u.account_id JOIN api_keys k ON k.id = u.key_id WHERE u.day BETWEEN ${from} AND ${to}`;
 }

@@ -73,6 +73,24 @@ describe('conversions', () => {
     expect(data.thirteenth).toEqual({ totalConversions: 2, groups: { edges: [{ node: { week: '2026-05-11', month: '2026-05-01', conversions: 2 } }] } });
   });
 
+  it('the same counts over ranges cut into whole months and the days around them', async () => {
+    const byPair = async (from: string, to: string) =>
+      (await nodesOf(`{ conversions(from: "${from}", to: "${to}", groupBy: [PAIR, KEYED, MONTH]) { totalConversions groups { edges { node { month pair keyed conversions } } } } }`)).conversions;
+    const may = await byPair('2026-05-01', '2026-05-31'); // May whole: the monthly roll-up alone
+    expect(await byPair('2026-04-20', '2026-06-30')).toEqual(may); // days of April, then May and June whole
+    expect(await byPair('2026-05-12', '2026-05-31')).toEqual(may); // days alone
+    expect(may.totalConversions).toBe(9);
+    expect(await byPair('2026-05-13', '2026-06-30')).toEqual({
+      totalConversions: 2,
+      groups: {
+        edges: [
+          { node: { month: '2026-05-01', pair: 'NZD/AUD', keyed: true, conversions: 1 } },
+          { node: { month: '2026-05-01', pair: 'USD/EUR', keyed: false, conversions: 1 } },
+        ],
+      },
+    });
+  });
+
   it('pages with cursors across page boundaries, every group once', async () => {
     const query = (after: string | null) => `{ conversions(from: "2026-05-01", to: "2026-05-31", groupBy: [DAY, PAIR, KEYED, DATED]) {
       groups(first: 3${after ? `, after: "${after}"` : ''}) { edges { node { day pair keyed dated conversions } } pageInfo { hasNextPage endCursor } } } }`;

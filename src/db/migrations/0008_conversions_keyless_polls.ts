@@ -44,6 +44,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('conversions_daily_pkey', ['day', 'from_code', 'to_code', 'keyed', 'dated'])
     .execute();
 
+  // the same per month (its first day), for ranges of whole months
+  await db.schema
+    .createTable('conversions_monthly')
+    .addColumn('month', 'date', (c) => c.notNull())
+    .addColumn('from_code', 'text', (c) => c.notNull())
+    .addColumn('to_code', 'text', (c) => c.notNull())
+    .addColumn('keyed', 'boolean', (c) => c.notNull())
+    .addColumn('dated', 'boolean', (c) => c.notNull())
+    .addColumn('requests', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('conversions_monthly_pkey', ['month', 'from_code', 'to_code', 'keyed', 'dated'])
+    .execute();
+
   await db.schema
     .createTable('keyless_usage_daily')
     .addColumn('day', 'date', (c) => c.notNull())
@@ -73,6 +85,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('rba_polls').execute();
   await db.schema.dropTable('keyless_usage_daily').execute();
+  await db.schema.dropTable('conversions_monthly').execute();
   await db.schema.dropTable('conversions_daily').execute();
   await db.schema.dropTable('usage_account_monthly').execute();
   await db.schema.dropTable('usage_totals_daily').execute();
