@@ -93,14 +93,19 @@ const firstOfMonth = (date: string) => `${date.slice(0, 8)}01`;
 /** (the first of a month plus 31 days is always in the next month) */
 const firstOfNextMonth = (date: string) => firstOfMonth(addDays(firstOfMonth(date), 31));
 
-/** Cuts `from`..`to` so that monthly roll-ups answer the whole months and daily rows the rest. */
-export function splitByWholeMonths(from: string, to: string): MonthSplit {
+/**
+ * Cuts `from`..`to` so that monthly roll-ups answer the whole months and daily rows the rest. No
+ * rows exist after `today`, so a range reaching it holds the whole of its last month: this month
+ * so far is answered by the roll-up alone.
+ */
+export function splitByWholeMonths(from: string, rangeTo: string, today: string): MonthSplit {
+  const to = rangeTo >= today ? addDays(firstOfNextMonth(rangeTo), -1) : rangeTo;
   const start = from.endsWith('-01') ? from : firstOfNextMonth(from);
   const end = firstOfNextMonth(to) === addDays(to, 1) ? to : addDays(firstOfMonth(to), -1);
-  if (start > end) return { months: null, days: [[from, to]] };
+  if (start > end) return { months: null, days: [[from, rangeTo]] };
   const days: [string, string][] = [];
   if (from < start) days.push([from, addDays(start, -1)]);
-  if (end < to) days.push([addDays(end, 1), to]);
+  if (end < to) days.push([addDays(end, 1), rangeTo]);
   return { months: { first: start, last: firstOfMonth(end) }, days };
 }
 
@@ -116,12 +121,11 @@ export function withinRanges(column: RawBuilder<unknown>, ranges: readonly [stri
  * as one UNION ALL.
  */
 export function wholeMonthsThenDays(
-  from: string,
-  to: string,
+  { from, to, today }: { from: string; to: string; today: string },
   monthly: (first: string, last: string) => RawBuilder<unknown>,
   daily: (ranges: readonly [string, string][]) => RawBuilder<unknown>,
 ): RawBuilder<unknown> {
-  const { months, days } = splitByWholeMonths(from, to);
+  const { months, days } = splitByWholeMonths(from, to, today);
   const parts = [...(months ? [monthly(months.first, months.last)] : []), ...(days.length > 0 ? [daily(days)] : [])];
   return sql.join(parts, sql` UNION ALL `);
 }

@@ -3,6 +3,7 @@
 // (and their monthly roll-up) the REST facade writes with its usage batches (src/rest/usage.ts).
 import { resolveOffsetConnection } from '@pothos/plugin-relay';
 import { sql } from 'kysely';
+import { sydneyDate } from '../domain/calendar.js';
 import {
   analyticsRead,
   calendarGrouping,
@@ -73,12 +74,11 @@ const ConversionGroup = builder.objectRef<ConversionGroupRow>('ConversionGroup')
  * The range's rows as `c`: groupings without days or weeks read the monthly roll-up for the whole
  * months of the range and daily rows for the days around them.
  */
-function conversionsSource({ from, to, groupBy }: ConversionArgs) {
+function conversionsSource({ from, to, groupBy }: ConversionArgs, today: string) {
   if (groupBy.some((d) => d === 'DAY' || d === 'WEEK')) return sql`conversions_daily c WHERE c.day BETWEEN ${from} AND ${to}`;
   const columns = sql`from_code, to_code, keyed, dated, requests`;
   const rows = wholeMonthsThenDays(
-    from,
-    to,
+    { from, to, today },
     (first, last) => sql`SELECT month AS day, ${columns} FROM conversions_monthly WHERE month BETWEEN ${first} AND ${last}`,
     (days) => sql`SELECT day, ${columns} FROM conversions_daily WHERE ${withinRanges(sql`day`, days)}`,
   );
@@ -93,7 +93,7 @@ const ConversionReport = builder.objectRef<ConversionArgs>('ConversionReport').i
       resolve: (report, _args, ctx) =>
         analyticsRead(ctx, async (db) => {
           const { rows } = await sql<{ requests: number | null }>`
-            SELECT sum(c.requests)::int8 AS requests FROM ${conversionsSource({ ...report, groupBy: [] })}`.execute(db);
+            SELECT sum(c.requests)::int8 AS requests FROM ${conversionsSource({ ...report, groupBy: [] }, sydneyDate(ctx.services.clock()))}`.execute(db);
           return Number(rows[0]?.requests ?? 0);
         }),
     }),
@@ -106,7 +106,7 @@ const ConversionReport = builder.objectRef<ConversionArgs>('ConversionReport').i
           analyticsRead(ctx, async (db) => {
             const { rows } = await sql<ConversionGroupRow>`
               SELECT ${sql.join([...clauses.selected, sql`sum(c.requests)::int8 AS requests`])}
-              FROM ${conversionsSource(report)}
+              FROM ${conversionsSource(report, sydneyDate(ctx.services.clock()))}
               ${clauses.groupBy}
               ${clauses.orderBy}
               LIMIT ${limit} OFFSET ${offset}`.execute(db);

@@ -20,6 +20,7 @@ import {
 import { builder } from './builder.js';
 import { requireOperator } from './context.js';
 import type { Plan } from '../db/database.js';
+import { sydneyDate } from '../domain/calendar.js';
 
 const DIMENSIONS = ['DAY', 'WEEK', 'MONTH', 'ACCOUNT', 'PLAN', 'KEY', 'ENDPOINT', 'OUTCOME'] as const;
 type Dimension = (typeof DIMENSIONS)[number];
@@ -156,7 +157,7 @@ const UsageReport = builder.objectRef<UsageArgs>('UsageReport').implement({
       resolve: (report, args, ctx) => {
         checkPage(args);
         return resolveOffsetConnection({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE }, ({ offset, limit }) =>
-          analyticsRead(ctx, async (db) => (await groupsQuery(report, offset, limit).execute(db)).rows),
+          analyticsRead(ctx, async (db) => (await groupsQuery(report, sydneyDate(ctx.services.clock()), offset, limit).execute(db)).rows),
         );
       },
     }),
@@ -172,14 +173,13 @@ const BY_ACCOUNT_MONTHS: ReadonlySet<Dimension> = new Set(['MONTH', 'ACCOUNT', '
  * Where a report's rows come from, as `u` (day, account_id, key_id, endpoint, status, requests, as
  * far as the grouping needs them): the smallest table that answers the grouping.
  */
-function usageSource({ from, to, groupBy }: UsageArgs) {
+function usageSource({ from, to, groupBy }: UsageArgs, today: string) {
   if (groupBy.every((d) => BY_TOTALS.has(d))) {
     return sql`usage_totals_daily u WHERE u.day BETWEEN ${from} AND ${to}`;
   }
   if (groupBy.every((d) => BY_ACCOUNT_MONTHS.has(d))) {
     const rows = wholeMonthsThenDays(
-      from,
-      to,
+      { from, to, today },
       (first, last) => sql`SELECT month AS day, account_id, requests FROM usage_account_monthly WHERE month BETWEEN ${first} AND ${last}`,
       (days) => sql`SELECT day, account_id, requests FROM usage_daily WHERE ${withinRanges(sql`day`, days)}`,
     );
@@ -188,7 +188,7 @@ function usageSource({ from, to, groupBy }: UsageArgs) {
   return sql`usage_daily u JOIN accounts a ON a.id = u.account_id JOIN api_keys k ON k.id = u.key_id WHERE u.day BETWEEN ${from} AND ${to}`;
 }
 
-function groupsQuery(args: UsageArgs, offset: number, limit: number) {
+function groupsQuery(args: UsageArgs, today: string, offset: number, limit: number) {
   const clauses = groupedClauses(GROUPING, args.groupBy, args.orderBy);
   const needs = new Set(args.groupBy);
   // the e-mail and prefix shown beside an account or key: only those sources join them
@@ -196,7 +196,7 @@ function groupsQuery(args: UsageArgs, offset: number, limit: number) {
   const prefix = needs.has('KEY') ? sql`max(k.prefix)` : sql`null`;
   return sql<UsageGroupRow>`
     SELECT ${sql.join([...clauses.selected, sql`${email} AS account_email`, sql`${prefix} AS key_prefix`, sql`sum(u.requests)::int8 AS requests`])}
-    FROM ${usageSource(args)}
+    FROM ${usageSource(args, today)}
     ${clauses.groupBy}
     ${clauses.orderBy}
     LIMIT ${limit} OFFSET ${offset}`;

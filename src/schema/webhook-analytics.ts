@@ -140,19 +140,21 @@ const WebhookHealth = builder.objectRef<WebhookHealthArgs>('WebhookHealth').impl
         checkPage(page);
         return resolveOffsetConnection({ args: page, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE }, ({ offset, limit }) =>
           analyticsRead(ctx, async (db) => {
-            // the page first, then each of its subscriptions' attempts through their index
+            // the page of subscriptions first (its order needs no counts), then each one's
+            // deliveries and attempts through their indexes, rather than counting every subscription's
             const { rows } = await sql<SubscriptionHealthRow>`
               WITH page AS (
-                SELECT s.id, s.url, a.email AS account_email, s.is_active, s.failure_count, s.last_success_at, ${COUNTS}
+                SELECT s.id, s.url, a.email AS account_email, s.is_active, s.failure_count, s.last_success_at
                 FROM webhook_subscriptions s
                 JOIN accounts a ON a.id = s.account_id
-                LEFT JOIN webhook_deliveries d ON d.subscription_id = s.id AND d.event = 'rates.published' AND d.rate_date BETWEEN ${args.from} AND ${args.to}
                 WHERE ${args.failingOnly ? sql`s.is_active AND s.failure_count > 0` : sql`true`}
-                GROUP BY s.id, a.email
                 ORDER BY s.failure_count DESC, s.id
                 LIMIT ${limit} OFFSET ${offset}
               )
-              SELECT page.*, l.* FROM page
+              SELECT page.*, c.*, l.* FROM page
+              CROSS JOIN LATERAL (
+                SELECT ${COUNTS} FROM webhook_deliveries d
+                WHERE d.subscription_id = page.id AND d.event = 'rates.published' AND d.rate_date BETWEEN ${args.from} AND ${args.to}) c
               CROSS JOIN LATERAL (SELECT ${LATENCY} FROM webhook_attempts w WHERE w.subscription_id = page.id AND ${publicationAttempts(args.from, args.to)}) l
               ORDER BY page.failure_count DESC, page.id`.execute(db);
             return rows;

@@ -83,6 +83,10 @@ describe('usage', () => {
     const whole = (await byAccount('2026-04-15', '2026-06-10')) as { totalRequests: number; groups: { edges: object[] } };
     expect(whole.totalRequests).toBe(8);
     expect(bySortedJson(whole.groups.edges)).toEqual(bySortedJson(may));
+    // May so far (the clock is on the 13th): the monthly roll-up alone
+    const soFar = (await byAccount('2026-05-01', '2026-05-13')) as { totalRequests: number; groups: { edges: object[] } };
+    expect(soFar.totalRequests).toBe(8);
+    expect(bySortedJson(soFar.groups.edges)).toEqual(bySortedJson(may));
     // the 13th onwards: days of May, then June whole
     expect(await byAccount('2026-05-13', '2026-06-30')).toEqual({ totalRequests: 3, groups: { edges: [{ node: { accountEmail: emails.starter, month: '2026-05-01', requests: 3 } }] } });
     // up to the 12th: April whole, then days of May
