@@ -7,7 +7,8 @@ import { sql, type Kysely } from 'kysely';
  * keyless /convert requests by outcome, which have no account. Two roll-ups of `usage_daily`, so a
  * year of 10,000 accounts is not summed row by row: keyed requests per day, endpoint and status
  * (no account), and per account and month (filled here from what is stored). And one row per RBA
- * poll of the scheduler, kept 90 days (src/jobs/rba-scheduler.ts).
+ * poll of the scheduler, kept 90 days (src/jobs/rba-scheduler.ts). And indexes by rate day on
+ * webhook deliveries and attempts, which the webhook analytics read across subscriptions.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -80,9 +81,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('error', 'text')
     .execute();
   await db.schema.createIndex('rba_polls_polled_at').on('rba_polls').column('polled_at').execute();
+
+  // webhookHealth's overall counts and latency read a range of rate days across every subscription
+  await db.schema.createIndex('webhook_deliveries_rate_date').on('webhook_deliveries').columns(['rate_date', 'event']).execute();
+  await db.schema.createIndex('webhook_attempts_rate_date').on('webhook_attempts').columns(['rate_date', 'event']).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex('webhook_attempts_rate_date').execute();
+  await db.schema.dropIndex('webhook_deliveries_rate_date').execute();
   await db.schema.dropTable('rba_polls').execute();
   await db.schema.dropTable('keyless_usage_daily').execute();
   await db.schema.dropTable('conversions_monthly').execute();
