@@ -9,7 +9,7 @@ import type { Viewer } from '../schema/context.js';
 import { decodeQuery, parseCode } from './params.js';
 
 const FLUSH_EVERY_MS = 5_000;
-/** the route whose keyless requests and pairs are counted (D11, D19 in docs/decisions.md) */
+/** the route whose keyless requests and pairs are counted: the data endpoint with a keyless free mode (D19 in docs/decisions.md) */
 const CONVERT = 'Convert';
 
 /** Rows counted in memory under a two-part key (nested, so the hot path builds no long keys). */
