@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { ConversionsDailyTable, Database, KeylessUsageDailyTable, UsageDailyTable } from '../db/database.js';
 import { addUsage } from '../db/usage.js';
 import { sydneyDate } from '../domain/calendar.js';
-import type { Viewer } from '../schema/context.js';
+import type { ApiKeyViewer } from '../schema/context.js';
 import { decodeQuery, parseCode } from './params.js';
 
 const FLUSH_EVERY_MS = 5_000;
@@ -67,10 +67,11 @@ export class UsageRecorder {
   }
 
   /**
-   * Counts one answered request of route `endpoint`: by account and key when it had a key; without
-   * one only /convert is counted. `search` is the query string, read only for an answered /convert.
+   * Counts one answered request of route `endpoint`: by account and key when it had a key; a
+   * request that sent no key (`viewer` null) only on /convert. `url`'s query is read only for an
+   * answered /convert, so the keyed hot path parses nothing.
    */
-  record(viewer: Viewer | null, endpoint: string, status: number, search: string): void {
+  record(viewer: ApiKeyViewer | null, endpoint: string, status: number, url: URL): void {
     if (!viewer && endpoint !== CONVERT) return;
     const day = this.sydneyDay();
     if (viewer) {
@@ -79,7 +80,7 @@ export class UsageRecorder {
       this.keyless.add(endpoint, `${status} ${day}`, () => ({ day, endpoint, status, requests: 1 }));
     }
     if (endpoint !== CONVERT || !answered(status)) return;
-    const pair = conversionPair(search);
+    const pair = conversionPair(url.search);
     if (!pair) return;
     const keyed = viewer !== null;
     this.conversions.add(day, `${pair.from}${pair.to} ${keyed} ${pair.dated}`, () => ({

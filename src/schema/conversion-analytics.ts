@@ -17,7 +17,6 @@ import {
   type Grouping,
 } from './analytics-support.js';
 import { builder } from './builder.js';
-import { requireOperator } from './context.js';
 import { UsageOrder } from './usage-analytics.js';
 
 const DIMENSIONS = ['DAY', 'WEEK', 'MONTH', 'PAIR', 'KEYED', 'DATED'] as const;
@@ -86,6 +85,7 @@ function conversionsSource({ from, to, groupBy }: ConversionArgs, today: string)
 }
 
 const ConversionReport = builder.objectRef<ConversionArgs>('ConversionReport').implement({
+  authScopes: { operator: true },
   fields: (t) => ({
     from: t.field({ type: 'LocalDate', resolve: (r) => r.from }),
     to: t.field({ type: 'LocalDate', resolve: (r) => r.to }),
@@ -128,8 +128,8 @@ builder.queryFields((t) => ({
       groupBy: t.arg({ type: [ConversionDimension], required: true, defaultValue: [] }),
       orderBy: t.arg({ type: UsageOrder, required: true, defaultValue: 'GROUPS' }),
     },
-    resolve: (_root, args, ctx) => {
-      requireOperator(ctx);
+    authScopes: { operator: true },
+    resolve: (_root, args) => {
       checkRange(args.from, args.to);
       return args;
     },

@@ -6,7 +6,6 @@ import { sql, type Selectable } from 'kysely';
 import type { RbaPollsTable } from '../db/database.js';
 import { analyticsRead, checkPage, checkRange, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './analytics-support.js';
 import { builder } from './builder.js';
-import { requireOperator } from './context.js';
 
 const RbaPollOutcome = builder.enumType('RbaPollOutcome', {
   description: 'STORED: the expected day is stored; NOT_PUBLISHED: the sources were read but the day is not out yet; FAILED: a source could not be read or parsed, or the store failed',
@@ -38,8 +37,8 @@ builder.queryFields((t) => ({
       to: t.arg({ type: 'LocalDate', required: true }),
       outcome: t.arg({ type: RbaPollOutcome, description: 'only the polls with this outcome' }),
     },
+    authScopes: { operator: true },
     resolve: (_root, args, ctx) => {
-      requireOperator(ctx);
       checkRange(args.from, args.to);
       checkPage(args);
       return resolveOffsetConnection({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE }, ({ offset, limit }) =>

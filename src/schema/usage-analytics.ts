@@ -18,8 +18,7 @@ import {
   type Grouping,
 } from './analytics-support.js';
 import { builder } from './builder.js';
-import { requireOperator } from './context.js';
-import type { Plan } from '../db/database.js';
+import type { Plan } from '../domain/plans.js';
 import { sydneyDate } from '../domain/calendar.js';
 
 const DIMENSIONS = ['DAY', 'WEEK', 'MONTH', 'ACCOUNT', 'PLAN', 'KEY', 'ENDPOINT', 'OUTCOME'] as const;
@@ -114,6 +113,7 @@ const KeylessConvertGroup = builder.objectRef<KeylessConvertRow>('KeylessConvert
 });
 
 const UsageReport = builder.objectRef<UsageArgs>('UsageReport').implement({
+  authScopes: { operator: true },
   fields: (t) => ({
     from: t.field({ type: 'LocalDate', resolve: (r) => r.from }),
     to: t.field({ type: 'LocalDate', resolve: (r) => r.to }),
@@ -212,8 +212,8 @@ builder.queryFields((t) => ({
       groupBy: t.arg({ type: [UsageDimension], required: true, defaultValue: [] }),
       orderBy: t.arg({ type: UsageOrder, required: true, defaultValue: 'GROUPS' }),
     },
-    resolve: (_root, args, ctx) => {
-      requireOperator(ctx);
+    authScopes: { operator: true },
+    resolve: (_root, args) => {
       checkRange(args.from, args.to);
       return args;
     },

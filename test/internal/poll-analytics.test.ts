@@ -53,7 +53,7 @@ afterAll(async () => {
 });
 
 const polls = async (args: string, selection = 'polledAt durationMs reason expectedDate outcome sources daysStored daysUpdated newestDate error') => {
-  const result = await t.operator(`{ rbaPolls(${args}) { edges { node { ${selection} } } pageInfo { hasNextPage endCursor } } }`);
+  const result = await t.operatorText(`{ rbaPolls(${args}) { edges { node { ${selection} } } pageInfo { hasNextPage endCursor } } }`);
   if (result.errors) throw new Error(JSON.stringify(result.errors));
   return result.data.rbaPolls;
 };
@@ -96,9 +96,9 @@ describe('rbaPolls', () => {
   });
 
   it('refuses a reversed range and a page past the maximum', async () => {
-    const reversed = await t.operator('{ rbaPolls(from: "2026-05-31", to: "2026-05-01") { edges { cursor } } }');
+    const reversed = await t.operatorText('{ rbaPolls(from: "2026-05-31", to: "2026-05-01") { edges { cursor } } }');
     expect(reversed.errors?.[0]).toMatchObject({ message: 'to (2026-05-01) must not be before from (2026-05-31)', extensions: { code: 'bad_request' } });
-    const tooBig = await t.operator('{ rbaPolls(from: "2026-05-01", to: "2026-05-31", first: 501) { edges { cursor } } }');
+    const tooBig = await t.operatorText('{ rbaPolls(from: "2026-05-01", to: "2026-05-31", first: 501) { edges { cursor } } }');
     expect(tooBig.errors?.[0]).toMatchObject({ extensions: { code: 'bad_request' } });
   });
 });

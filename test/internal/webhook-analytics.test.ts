@@ -2,7 +2,7 @@
 // acknowledges, one answers 500 (its delivery waits for a retry), overall and per subscription,
 // and the failing ones alone; attempt latency percentiles from the attempts the worker recorded.
 import { describe, expect, it } from 'vitest';
-
+import { graphql } from '../../src/graphql.js';
 /** percentile_cont: linear between the two nearest of the sorted values */
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -33,7 +33,8 @@ describe.skipIf(!OPENSSL_AVAILABLE)('webhookHealth', () => {
     expect(await app.app.deliveries.runDue()).toBe(2);
 
     const counts = 'deliveries delivered gaveUp abandoned pending attempts successRate';
-    const result = await app.operator(`{
+    const result = await app.operator(
+      graphql(`{
       all: webhookHealth(from: "2026-05-01", to: "2026-05-31") {
         overall { ${counts} }
         deactivatedSubscriptions
@@ -41,9 +42,10 @@ describe.skipIf(!OPENSSL_AVAILABLE)('webhookHealth', () => {
       }
       failing: webhookHealth(from: "2026-05-01", to: "2026-05-31", failingOnly: true) { subscriptions { edges { node { id } } } }
       before: webhookHealth(from: "2026-05-01", to: "2026-05-11") { overall { deliveries successRate } }
-    }`);
+    }`),
+    );
     expect(result.errors).toBeUndefined();
-    const { all, failing, before } = result.data;
+    const { all, failing, before } = result.data!;
     expect(all.overall).toEqual({ deliveries: 2, delivered: 1, gaveUp: 0, abandoned: 0, pending: 1, attempts: 2, successRate: 1 });
     expect(all.deactivatedSubscriptions).toBe(0);
     expect(all.subscriptions.edges.map((e: { node: object }) => e.node)).toEqual([
@@ -79,19 +81,21 @@ describe.skipIf(!OPENSSL_AVAILABLE)('webhookHealth', () => {
     const attempts = await app.db.selectFrom('webhook_attempts').select(['subscription_id', 'duration_ms', 'event']).execute();
     expect(attempts.map((a) => a.event).sort()).toEqual(['rates.published', 'rates.published', 'rates.test']);
     const published = attempts.filter((a) => a.event === 'rates.published');
-    const latency = await app.operator(`{
-      all: webhookHealth(from: "2026-05-01", to: "2026-05-31") { latency { attempts p50Ms p95Ms } subscriptions { edges { node { id latency { attempts p50Ms p95Ms } } } } }
-      before: webhookHealth(from: "2026-05-01", to: "2026-05-11") { latency { attempts p50Ms p95Ms } }
-    }`);
+    const latency = await app.operator(
+      graphql(`{
+        all: webhookHealth(from: "2026-05-01", to: "2026-05-31") { latency { attempts p50Ms p95Ms } subscriptions { edges { node { id latency { attempts p50Ms p95Ms } } } } }
+        before: webhookHealth(from: "2026-05-01", to: "2026-05-11") { latency { attempts p50Ms p95Ms } }
+      }`),
+    );
     expect(latency.errors).toBeUndefined();
     const durations = published.map((a) => a.duration_ms);
-    expect(latency.data.all.latency).toEqual({ attempts: 2, p50Ms: percentile(durations, 0.5), p95Ms: percentile(durations, 0.95) });
-    expect(latency.data.all.subscriptions.edges.map((e: { node: object }) => e.node)).toEqual(
+    expect(latency.data!.all.latency).toEqual({ attempts: 2, p50Ms: percentile(durations, 0.5), p95Ms: percentile(durations, 0.95) });
+    expect(latency.data!.all.subscriptions.edges.map((e) => e.node)).toEqual(
       [ids['/broken'], ids['/ok']].map((id) => {
         const own = published.filter((a) => a.subscription_id === id).map((a) => a.duration_ms);
         return { id, latency: { attempts: 1, p50Ms: own[0], p95Ms: own[0] } };
       }),
     );
-    expect(latency.data.before.latency).toEqual({ attempts: 0, p50Ms: null, p95Ms: null });
+    expect(latency.data!.before.latency).toEqual({ attempts: 0, p50Ms: null, p95Ms: null });
   });
 });
