@@ -16,12 +16,21 @@ const CONVERT = 'Convert';
 class DailyCounts<Row extends { requests: number }> {
   private counts = new Map<string, Map<string, Row>>();
 
-  add(outer: string, inner: string, make: () => Row, requests = 1): void {
+  /**
+   * Adds `requests` to the row under the two keys; false when there is none yet, and the caller
+   * `set`s it (no function made per request for a row that usually exists).
+   */
+  increment(outer: string, inner: string, requests = 1): boolean {
+    const row = this.counts.get(outer)?.get(inner);
+    if (!row) return false;
+    row.requests += requests;
+    return true;
+  }
+
+  set(outer: string, inner: string, row: Row): void {
     let group = this.counts.get(outer);
     if (!group) this.counts.set(outer, (group = new Map<string, Row>()));
-    const row = group.get(inner);
-    if (row) row.requests += requests;
-    else group.set(inner, make());
+    group.set(inner, row);
   }
 
   /** Hands over what is counted and starts again from nothing. */
@@ -34,7 +43,9 @@ class DailyCounts<Row extends { requests: number }> {
 
   /** Adds counts taken earlier back (a write that failed), to be written with the next flush. */
   restore(taken: DailyCounts<Row>): void {
-    for (const [outer, group] of taken.counts) for (const [inner, row] of group) this.add(outer, inner, () => row, row.requests);
+    for (const [outer, group] of taken.counts) {
+      for (const [inner, row] of group) if (!this.increment(outer, inner, row.requests)) this.set(outer, inner, row);
+    }
   }
 
   rows(): Row[] {
@@ -75,22 +86,22 @@ export class UsageRecorder {
     if (!viewer && endpoint !== CONVERT) return;
     const day = this.sydneyDay();
     if (viewer) {
-      this.keyed.add(viewer.keyId, `${endpoint} ${status} ${day}`, () => ({ day, account_id: viewer.accountId, key_id: viewer.keyId, endpoint, status, requests: 1 }));
+      const key = `${endpoint} ${status} ${day}`;
+      if (!this.keyed.increment(viewer.keyId, key)) {
+        this.keyed.set(viewer.keyId, key, { day, account_id: viewer.accountId, key_id: viewer.keyId, endpoint, status, requests: 1 });
+      }
     } else {
-      this.keyless.add(endpoint, `${status} ${day}`, () => ({ day, endpoint, status, requests: 1 }));
+      const key = `${status} ${day}`;
+      if (!this.keyless.increment(endpoint, key)) this.keyless.set(endpoint, key, { day, endpoint, status, requests: 1 });
     }
     if (endpoint !== CONVERT || !answered(status)) return;
     const pair = conversionPair(url.search);
     if (!pair) return;
     const keyed = viewer !== null;
-    this.conversions.add(day, `${pair.from}${pair.to} ${keyed} ${pair.dated}`, () => ({
-      day,
-      from_code: pair.from,
-      to_code: pair.to,
-      keyed,
-      dated: pair.dated,
-      requests: 1,
-    }));
+    const key = `${pair.from}${pair.to} ${keyed} ${pair.dated}`;
+    if (!this.conversions.increment(day, key)) {
+      this.conversions.set(day, key, { day, from_code: pair.from, to_code: pair.to, keyed, dated: pair.dated, requests: 1 });
+    }
   }
 
   /**
