@@ -30,9 +30,13 @@
 //   BENCH_CPU_PROF=<dir>      child mode: write a CPU profile of the server process to <dir> (the delivery
 //                             phase runs in this process: `node --cpu-prof --import tsx bench/run.ts`)
 //   BENCH_DELIVERIES=<n>      subscriptions in the delivery phase (default 2000; the target is for 2000)
+//   BENCH_ONLY=analytics      the analytics phase alone (bench/analytics.ts): the saved operations of
+//                             docs/operations timed over a generated year of usage for 10,000 accounts
+//   BENCH_ANALYTICS_RUNS=<n>  timed runs of each operation in the analytics phase (default 9)
 //
 // Exits 0 when goals are missed (it is a report); exits 1 when any target answered non-2xx or failed,
 // or when a delivery was not delivered or arrived with a wrong signature.
+import { benchAnalytics } from './analytics.js';
 import { startServersInChild } from './child.js';
 import { abortDeliveries, benchDeliveries } from './deliveries.js';
 import { measure, type LoadOptions, type Measurement } from './load.js';
@@ -114,6 +118,10 @@ async function main(): Promise<number> {
     warmup: numberFromEnv('BENCH_WARMUP', 2, true),
   };
   const only = process.env.BENCH_ONLY;
+  if (only === 'analytics') {
+    await benchAnalytics(numberFromEnv('BENCH_ANALYTICS_RUNS', 9));
+    return 0;
+  }
   const deliveriesOnly = only === 'deliveries';
   const subscriptions = numberFromEnv('BENCH_DELIVERIES', 2_000);
   if (!Number.isInteger(subscriptions)) throw new Error(`BENCH_DELIVERIES must be a whole number, got ${subscriptions}`);

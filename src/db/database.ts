@@ -84,6 +84,69 @@ export interface UsageDailyTable {
   requests: number;
 }
 
+/** Keyed requests per Sydney day, endpoint and status, all accounts together: a roll-up of `usage_daily`. */
+export interface UsageTotalsDailyTable {
+  day: string;
+  endpoint: string;
+  status: number;
+  requests: number;
+}
+
+/** Keyed requests per account and month (its first day): a roll-up of `usage_daily`. */
+export interface UsageAccountMonthlyTable {
+  month: string;
+  account_id: string;
+  requests: number;
+}
+
+/** /convert answers by pair, per Sydney day: with a key or without, dated (historical) or latest. */
+export interface ConversionsDailyTable {
+  day: string;
+  from_code: string;
+  to_code: string;
+  keyed: boolean;
+  dated: boolean;
+  requests: number;
+}
+
+/** `conversions_daily` per month (its first day): a roll-up for ranges of whole months. */
+export interface ConversionsMonthlyTable extends Omit<ConversionsDailyTable, 'day'> {
+  month: string;
+}
+
+/** Requests without a key (only /convert is counted), per Sydney day, endpoint and status. */
+export interface KeylessUsageDailyTable {
+  day: string;
+  /** the route's operation name */
+  endpoint: string;
+  status: number;
+  requests: number;
+}
+
+export type PollOutcome = 'stored' | 'not_published' | 'failed';
+
+/** One poll of the RBA by the scheduler; pruned after 90 days (src/jobs/rba-scheduler.ts). */
+export interface RbaPollsTable {
+  id: Generated<string>;
+  polled_at: Date;
+  duration_ms: number;
+  /** what started the polling run: 'slot' or 'catch-up' */
+  reason: string;
+  /** the rate day the poll looked for */
+  expected_date: string;
+  outcome: PollOutcome;
+  /** what was read, in order; for a failed poll, the source that could not be read (none when the store failed) */
+  sources: string[];
+  /** days not stored before */
+  days_stored: number;
+  /** stored days that gained or corrected a value */
+  days_updated: number;
+  /** the newest stored day after the poll; null for a failed poll */
+  newest_date: string | null;
+  /** why a failed poll failed */
+  error: string | null;
+}
+
 export interface FreeConvertWindowsTable {
   /** the client address (an IPv6 client by its /64) */
   client: string;
@@ -188,6 +251,12 @@ export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   usage_daily: UsageDailyTable;
+  usage_totals_daily: UsageTotalsDailyTable;
+  usage_account_monthly: UsageAccountMonthlyTable;
+  conversions_daily: ConversionsDailyTable;
+  conversions_monthly: ConversionsMonthlyTable;
+  keyless_usage_daily: KeylessUsageDailyTable;
+  rba_polls: RbaPollsTable;
   free_convert_windows: FreeConvertWindowsTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -8,6 +8,7 @@ import * as m0004 from './migrations/0004_free_allowance.js';
 import * as m0005 from './migrations/0005_history_imports.js';
 import * as m0006 from './migrations/0006_dashboard.js';
 import * as m0007 from './migrations/0007_webhook_attempts.js';
+import * as m0008 from './migrations/0008_conversions_keyless_polls.js';
 
 // Listed explicitly rather than read from disk, so they run the same under tsx, a bundle or tests.
 const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '0005_history_imports': m0005,
   '0006_dashboard': m0006,
   '0007_webhook_attempts': m0007,
+  '0008_conversions_keyless_polls': m0008,
 };
 
 export function migrator(db: Kysely<Database>): Migrator {

@@ -1,16 +1,77 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database, UsageDailyTable } from './database.js';
+import type { ConversionsDailyTable, ConversionsMonthlyTable, Database, KeylessUsageDailyTable, UsageAccountMonthlyTable, UsageDailyTable, UsageTotalsDailyTable } from './database.js';
 
-/** Adds request counts to the daily usage rows. */
-export async function addUsage(db: Kysely<Database>, rows: UsageDailyTable[]): Promise<void> {
-  if (rows.length === 0) return;
-  await db
-    .insertInto('usage_daily')
-    .values(rows)
-    .onConflict((oc) =>
-      oc.columns(['day', 'account_id', 'key_id', 'endpoint', 'status']).doUpdateSet({
-        requests: (eb) => sql`${eb.ref('usage_daily.requests')} + ${eb.ref('excluded.requests')}`,
-      }),
-    )
-    .execute();
+/** One flush of the counts held in memory: each row's `requests` is added to what is stored. */
+export interface UsageBatch {
+  keyed: UsageDailyTable[];
+  keyless: KeylessUsageDailyTable[];
+  conversions: ConversionsDailyTable[];
+}
+
+type CountTable = 'usage_daily' | 'usage_totals_daily' | 'usage_account_monthly' | 'keyless_usage_daily' | 'conversions_daily' | 'conversions_monthly';
+/** the stored count plus the batch's (the table named: a bare column would be ambiguous beside `excluded`) */
+const addRequests = (table: CountTable) => sql<number>`${sql.ref(`${table}.requests`)} + excluded.requests`;
+
+/** Sums rows that share a key: one statement may not update the same row twice. */
+function rollUp<From, Row extends { requests: number }>(rows: readonly (From & { requests: number })[], keyOf: (row: From) => string, make: (row: From & { requests: number }) => Row): Row[] {
+  const sums = new Map<string, Row>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    const sum = sums.get(key);
+    if (sum) sum.requests += row.requests;
+    else sums.set(key, make(row));
+  }
+  return [...sums.values()];
+}
+
+const monthOf = (day: string) => `${day.slice(0, 8)}01`;
+
+/** Adds a batch of request counts to the daily rows and the roll-ups of the keyed ones, all or nothing. */
+export async function addUsage(db: Kysely<Database>, batch: UsageBatch): Promise<void> {
+  if (batch.keyed.length + batch.keyless.length + batch.conversions.length === 0) return;
+  await db.transaction().execute(async (trx) => {
+    if (batch.keyed.length > 0) {
+      await trx
+        .insertInto('usage_daily')
+        .values(batch.keyed)
+        .onConflict((oc) => oc.columns(['day', 'account_id', 'key_id', 'endpoint', 'status']).doUpdateSet({ requests: addRequests('usage_daily') }))
+        .execute();
+      const totals = rollUp<UsageDailyTable, UsageTotalsDailyTable>(batch.keyed, (r) => `${r.day} ${r.endpoint} ${r.status}`, (r) => ({ day: r.day, endpoint: r.endpoint, status: r.status, requests: r.requests }));
+      await trx
+        .insertInto('usage_totals_daily')
+        .values(totals)
+        .onConflict((oc) => oc.columns(['day', 'endpoint', 'status']).doUpdateSet({ requests: addRequests('usage_totals_daily') }))
+        .execute();
+      const months = rollUp<UsageDailyTable, UsageAccountMonthlyTable>(batch.keyed, (r) => `${monthOf(r.day)} ${r.account_id}`, (r) => ({ month: monthOf(r.day), account_id: r.account_id, requests: r.requests }));
+      await trx
+        .insertInto('usage_account_monthly')
+        .values(months)
+        .onConflict((oc) => oc.columns(['month', 'account_id']).doUpdateSet({ requests: addRequests('usage_account_monthly') }))
+        .execute();
+    }
+    if (batch.keyless.length > 0) {
+      await trx
+        .insertInto('keyless_usage_daily')
+        .values(batch.keyless)
+        .onConflict((oc) => oc.columns(['day', 'endpoint', 'status']).doUpdateSet({ requests: addRequests('keyless_usage_daily') }))
+        .execute();
+    }
+    if (batch.conversions.length > 0) {
+      await trx
+        .insertInto('conversions_daily')
+        .values(batch.conversions)
+        .onConflict((oc) => oc.columns(['day', 'from_code', 'to_code', 'keyed', 'dated']).doUpdateSet({ requests: addRequests('conversions_daily') }))
+        .execute();
+      const months = rollUp<ConversionsDailyTable, ConversionsMonthlyTable>(
+        batch.conversions,
+        (r) => `${monthOf(r.day)} ${r.from_code} ${r.to_code} ${r.keyed} ${r.dated}`,
+        ({ day, ...rest }) => ({ ...rest, month: monthOf(day) }),
+      );
+      await trx
+        .insertInto('conversions_monthly')
+        .values(months)
+        .onConflict((oc) => oc.columns(['month', 'from_code', 'to_code', 'keyed', 'dated']).doUpdateSet({ requests: addRequests('conversions_monthly') }))
+        .execute();
+    }
+  });
 }

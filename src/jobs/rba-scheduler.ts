@@ -9,8 +9,11 @@
 // at the top, taking the instant as an argument; the timers (croner) and the loop come after.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Cron } from 'croner';
+import type { Insertable } from 'kysely';
+import type { RbaPollsTable } from '../db/database.js';
 import type { LeaderLock } from '../db/leader-lock.js';
 import { findNewestDate } from '../db/rates.js';
+import { prunePolls, recordPoll } from '../db/rba-polls.js';
 import { isBusinessDay, latestDueDate, publicationSlot, SYDNEY, sydneyDate } from '../domain/calendar.js';
 import type { Services } from '../services.js';
 import { importHistory, type HistoryOutcome } from './rba-history.js';
@@ -31,6 +34,10 @@ export interface Backoff {
 export const DEFAULT_BACKOFF: Backoff = { initialMs: 60_000, maxMs: 15 * 60_000 };
 /** Polling for a day stops this long after its slot (or after start-up, when catching up on an older day). */
 export const DEFAULT_WINDOW_MS = 8 * 60 * 60_000;
+/** Recorded polls are kept this long (the `rbaPolls` analytics query reads them). */
+export const POLL_RETENTION_MS = 90 * 24 * 3_600_000;
+/** Old polls deleted after each recorded poll, at most: a few polls a day, so one batch keeps up. */
+const POLL_PRUNE_BATCH = 1_000;
 
 // ---- pure decisions ---------------------------------------------------------------------------
 
@@ -143,11 +150,26 @@ export function startRbaScheduler(options: RbaSchedulerOptions): RbaScheduler {
   let running: { promise: Promise<FollowOutcome>; abort: AbortController } | null = null;
   let leading = false;
 
+  type PollResult = Pick<Insertable<RbaPollsTable>, 'outcome' | 'sources' | 'days_stored' | 'days_updated' | 'newest_date' | 'error'>;
+  /** Records a poll and prunes a batch of those past the retention; a store that fails is reported, never stops polling. */
+  const notePoll = async (polledAt: Date, reason: string, expected: string, result: PollResult): Promise<void> => {
+    const now = services.clock();
+    try {
+      await recordPoll(services.db, { polled_at: polledAt, duration_ms: now.getTime() - polledAt.getTime(), reason, expected_date: expected, ...result });
+      await prunePolls(services.db, new Date(now.getTime() - POLL_RETENTION_MS), POLL_PRUNE_BATCH);
+    } catch (error) {
+      report(error);
+      logger.warn({ err: error, expected, outcome: result.outcome }, 'rba poll not recorded');
+    }
+  };
+
   const follow = async (reason: string, signal: AbortSignal): Promise<FollowOutcome> => {
     const startedAt = services.clock();
     const outcome: FollowOutcome = { status: 'current', expected: null, newestDate: null, attempts: 0, polls: [] };
     let lastError: unknown;
     for (;;) {
+      /** when this iteration's poll started; null while it only checks the store */
+      let polledAt: Date | null = null;
       if (stopped || signal.aborted) return { ...outcome, status: stopped ? 'stopped' : 'not-leader' };
       if (!leader.isHeld()) return { ...outcome, status: 'not-leader' };
       const day = expectedDay(services.clock());
@@ -159,12 +181,20 @@ export function startRbaScheduler(options: RbaSchedulerOptions): RbaScheduler {
           return { ...outcome, status: outcome.attempts === 0 ? 'current' : 'stored' };
         }
         outcome.attempts++;
+        polledAt = services.clock();
         const summary = await syncRates(services, { signal });
         outcome.polls.push(summary);
         outcome.newestDate = summary.newestDate;
         lastError = null;
         const found = summary.newestDate !== null && summary.newestDate >= day;
         services.metrics.rbaPoll(found ? 'stored' : 'not_published');
+        await notePoll(polledAt, reason, day, {
+          outcome: found ? 'stored' : 'not_published',
+          sources: summary.sources,
+          days_stored: summary.inserted,
+          days_updated: summary.updated,
+          newest_date: summary.newestDate,
+        });
         logger.debug({ reason, attempt: outcome.attempts, expected: day, ...summary }, found ? 'rba poll: day stored' : 'rba poll: day not yet published');
         if (found) {
           logger.info({ reason, expected: day, published: summary.published, newestDate: summary.newestDate, attempts: outcome.attempts }, `rates for ${day} stored`);
@@ -175,6 +205,11 @@ export function startRbaScheduler(options: RbaSchedulerOptions): RbaScheduler {
         lastError = error;
         services.metrics.rbaPoll('failed');
         report(error);
+        if (polledAt) {
+          const message = error instanceof Error ? error.message : String(error);
+          const sources = error instanceof RbaSourceError ? [error.rbaSource] : [];
+          await notePoll(polledAt, reason, day, { outcome: 'failed', sources, days_stored: 0, days_updated: 0, newest_date: null, error: message });
+        }
         // A source that cannot be read is expected (the RBA late, no network): its message says it all.
         const detail = error instanceof RbaSourceError ? { error: error.message } : { err: error };
         logger.warn({ reason, attempt: outcome.attempts, expected: day, ...detail }, 'rba poll failed');

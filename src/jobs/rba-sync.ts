@@ -12,6 +12,13 @@ import { readSource } from './read-source.js';
 /** A source that could not be read or parsed (missing file, HTTP error, malformed content). */
 export class RbaSourceError extends DomainError {
   readonly code = 'rba_source_failed';
+  constructor(
+    message: string,
+    /** the path or URL that could not be read or parsed */
+    readonly rbaSource: string,
+  ) {
+    super(message);
+  }
 }
 
 export interface SyncSummary {
@@ -62,12 +69,12 @@ export async function readTable(source: string, options: Pick<SyncOptions, 'sign
     bytes = await readSource(source, { signal: AbortSignal.any(signals), progress: false });
   } catch (error) {
     const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${(options.readTimeoutMs ?? READ_TIMEOUT_MS) / 1000} s` : (error as Error).message;
-    throw new RbaSourceError(`Cannot read ${source}: ${reason}`);
+    throw new RbaSourceError(`Cannot read ${source}: ${reason}`, source);
   }
   try {
     return parseRbaFile(bytes, source);
   } catch (error) {
-    throw new RbaSourceError(`${source}: ${(error as Error).message}`);
+    throw new RbaSourceError(`${source}: ${(error as Error).message}`, source);
   }
 }
 

@@ -1,12 +1,25 @@
 // `usage`: requests over a range of Sydney dates, grouped by any of day, week, month, account,
-// plan, key, endpoint and outcome, with the range's total; read from the per-day counts the REST
-// facade writes in batches (src/rest/usage.ts), never from logs.
+// plan, key, endpoint and outcome, with the range's total, and keyless /convert requests by day
+// and outcome; read from the per-day counts the REST facade writes in batches (src/rest/usage.ts),
+// never from logs.
 import { resolveOffsetConnection } from '@pothos/plugin-relay';
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import { PlanEnum } from './account.js';
-import { analyticsRead, checkPage, checkRange, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './analytics-support.js';
+import {
+  analyticsRead,
+  calendarGrouping,
+  checkPage,
+  checkRange,
+  DEFAULT_PAGE_SIZE,
+  groupedClauses,
+  MAX_PAGE_SIZE,
+  wholeMonthsThenDays,
+  withinRanges,
+  type Grouping,
+} from './analytics-support.js';
 import { builder } from './builder.js';
 import type { Plan } from '../domain/plans.js';
+import { sydneyDate } from '../domain/calendar.js';
 
 const DIMENSIONS = ['DAY', 'WEEK', 'MONTH', 'ACCOUNT', 'PLAN', 'KEY', 'ENDPOINT', 'OUTCOME'] as const;
 type Dimension = (typeof DIMENSIONS)[number];
@@ -21,7 +34,7 @@ const UsageOutcome = builder.enumType('UsageOutcome', {
   description: 'SUCCESS 2xx, NOT_MODIFIED 304, CLIENT_ERROR 4xx but 429, RATE_LIMITED 429, SERVER_ERROR 5xx',
   values: OUTCOMES,
 });
-const UsageOrder = builder.enumType('UsageOrder', {
+export const UsageOrder = builder.enumType('UsageOrder', {
   description: 'GROUPS: by the grouped values; REQUESTS_DESC: the busiest groups first (the top accounts, keys, …)',
   values: ['GROUPS', 'REQUESTS_DESC'] as const,
 });
@@ -34,25 +47,16 @@ const OUTCOME_SQL = sql<Outcome>`CASE
   ELSE 'SUCCESS' END`;
 
 /** Each dimension's grouping expression: fixed SQL, never built from input. */
-const GROUPING: Record<Dimension, RawBuilder<unknown>> = {
-  DAY: sql`u.day`,
-  WEEK: sql`date_trunc('week', u.day)::date`,
-  MONTH: sql`date_trunc('month', u.day)::date`,
-  ACCOUNT: sql`u.account_id`,
-  PLAN: sql`a.plan`,
-  KEY: sql`u.key_id`,
-  ENDPOINT: sql`u.endpoint`,
-  OUTCOME: OUTCOME_SQL,
-};
-const COLUMN: Record<Dimension, string> = {
-  DAY: 'day',
-  WEEK: 'week',
-  MONTH: 'month',
-  ACCOUNT: 'account_id',
-  PLAN: 'plan',
-  KEY: 'key_id',
-  ENDPOINT: 'endpoint',
-  OUTCOME: 'outcome',
+const GROUPING: Grouping<Dimension> = {
+  expression: {
+    ...calendarGrouping(sql`u.day`).expression,
+    ACCOUNT: sql`u.account_id`,
+    PLAN: sql`a.plan`,
+    KEY: sql`u.key_id`,
+    ENDPOINT: sql`u.endpoint`,
+    OUTCOME: OUTCOME_SQL,
+  },
+  column: { ...calendarGrouping(sql`u.day`).column, ACCOUNT: 'account_id', PLAN: 'plan', KEY: 'key_id', ENDPOINT: 'endpoint', OUTCOME: 'outcome' },
 };
 
 interface UsageArgs {
@@ -93,6 +97,21 @@ const UsageGroup = builder.objectRef<UsageGroupRow>('UsageGroup').implement({
   }),
 });
 
+interface KeylessConvertRow {
+  day: string;
+  outcome: Outcome;
+  requests: number;
+}
+
+const KeylessConvertGroup = builder.objectRef<KeylessConvertRow>('KeylessConvertGroup').implement({
+  description: 'Keyless /convert requests of one Sydney day and outcome',
+  fields: (t) => ({
+    day: t.field({ type: 'LocalDate', resolve: (r) => r.day }),
+    outcome: t.field({ type: UsageOutcome, resolve: (r) => r.outcome }),
+    requests: t.int({ resolve: (r) => r.requests }),
+  }),
+});
+
 const UsageReport = builder.objectRef<UsageArgs>('UsageReport').implement({
   authScopes: { operator: true },
   fields: (t) => ({
@@ -102,45 +121,91 @@ const UsageReport = builder.objectRef<UsageArgs>('UsageReport').implement({
       resolve: (report, _args, ctx) =>
         analyticsRead(ctx, async (db) => {
           const { rows } = await sql<{ requests: number | null }>`
-            SELECT sum(u.requests)::int8 AS requests FROM usage_daily u WHERE u.day BETWEEN ${report.from} AND ${report.to}`.execute(db);
+            SELECT sum(u.requests)::int8 AS requests FROM usage_totals_daily u WHERE u.day BETWEEN ${report.from} AND ${report.to}`.execute(db);
           return Number(rows[0]?.requests ?? 0);
         }),
+    }),
+    keylessConvertRequests: t.int({
+      description: 'requests to /convert without a key over the range (they have no account, so are not in the groups)',
+      resolve: (report, _args, ctx) =>
+        analyticsRead(ctx, async (db) => {
+          const { rows } = await sql<{ requests: number | null }>`
+            SELECT sum(u.requests)::int8 AS requests FROM keyless_usage_daily u WHERE u.day BETWEEN ${report.from} AND ${report.to}`.execute(db);
+          return Number(rows[0]?.requests ?? 0);
+        }),
+    }),
+    keylessConvert: t.connection({
+      type: KeylessConvertGroup,
+      description: 'requests to /convert without a key, per Sydney day and outcome, oldest first',
+      resolve: (report, args, ctx) => {
+        checkPage(args);
+        return resolveOffsetConnection({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE }, ({ offset, limit }) =>
+          analyticsRead(ctx, async (db) => {
+            const { rows } = await sql<KeylessConvertRow>`
+              SELECT u.day, ${OUTCOME_SQL} AS outcome, sum(u.requests)::int8 AS requests
+              FROM keyless_usage_daily u
+              WHERE u.endpoint = 'Convert' AND u.day BETWEEN ${report.from} AND ${report.to}
+              GROUP BY u.day, 2 ORDER BY u.day, 2
+              LIMIT ${limit} OFFSET ${offset}`.execute(db);
+            return rows;
+          }),
+        );
+      },
     }),
     groups: t.connection({
       type: UsageGroup,
       resolve: (report, args, ctx) => {
         checkPage(args);
         return resolveOffsetConnection({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE }, ({ offset, limit }) =>
-          analyticsRead(ctx, async (db) => (await groupsQuery(report, offset, limit).execute(db)).rows),
+          analyticsRead(ctx, async (db) => (await groupsQuery(report, sydneyDate(ctx.services.clock()), offset, limit).execute(db)).rows),
         );
       },
     }),
   }),
 });
 
-function groupsQuery({ from, to, groupBy, orderBy }: UsageArgs, offset: number, limit: number) {
-  const dims = [...new Set(groupBy)];
-  const selected = dims.map((d) => sql`${GROUPING[d]} AS ${sql.id(COLUMN[d])}`);
-  const keys = dims.map((d) => sql.id(COLUMN[d]));
-  // grouped by the expressions: an output name such as account_id would be ambiguous in GROUP BY
-  const groupClause = dims.length > 0 ? sql`GROUP BY ${sql.join(dims.map((d) => GROUPING[d]))}` : sql``;
-  const ordering = orderBy === 'REQUESTS_DESC' ? [sql`requests DESC`, ...keys] : keys;
-  const orderClause = ordering.length > 0 ? sql`ORDER BY ${sql.join(ordering)}` : sql``;
+/** Groupings the roll-up without accounts answers (usage_totals_daily). */
+const BY_TOTALS: ReadonlySet<Dimension> = new Set(['DAY', 'WEEK', 'MONTH', 'ENDPOINT', 'OUTCOME']);
+/** Groupings the per-account monthly roll-up answers, with daily rows for the days outside whole months. */
+const BY_ACCOUNT_MONTHS: ReadonlySet<Dimension> = new Set(['MONTH', 'ACCOUNT', 'PLAN']);
+
+/**
+ * Where a report's rows come from, as `u` (day, account_id, key_id, endpoint, status, requests, as
+ * far as the grouping needs them): the smallest table that answers the grouping.
+ */
+function usageSource({ from, to, groupBy }: UsageArgs, today: string) {
+  if (groupBy.every((d) => BY_TOTALS.has(d))) {
+    return sql`usage_totals_daily u WHERE u.day BETWEEN ${from} AND ${to}`;
+  }
+  if (groupBy.every((d) => BY_ACCOUNT_MONTHS.has(d))) {
+    const rows = wholeMonthsThenDays(
+      { from, to, today },
+      (first, last) => sql`SELECT month AS day, account_id, requests FROM usage_account_monthly WHERE month BETWEEN ${first} AND ${last}`,
+      (days) => sql`SELECT day, account_id, requests FROM usage_daily WHERE ${withinRanges(sql`day`, days)}`,
+    );
+    return sql`(${rows}) u JOIN accounts a ON a.id = u.account_id`;
+  }
+  return sql`usage_daily u JOIN accounts a ON a.id = u.account_id JOIN api_keys k ON k.id = u.key_id WHERE u.day BETWEEN ${from} AND ${to}`;
+}
+
+function groupsQuery(args: UsageArgs, today: string, offset: number, limit: number) {
+  const clauses = groupedClauses(GROUPING, args.groupBy, args.orderBy);
+  const needs = new Set(args.groupBy);
+  // the e-mail and prefix shown beside an account or key: only those sources join them
+  const email = needs.has('ACCOUNT') ? sql`max(a.email)` : sql`null`;
+  const prefix = needs.has('KEY') ? sql`max(k.prefix)` : sql`null`;
   return sql<UsageGroupRow>`
-    SELECT ${sql.join([...selected, sql`max(a.email) AS account_email`, sql`max(k.prefix) AS key_prefix`, sql`sum(u.requests)::int8 AS requests`])}
-    FROM usage_daily u
-    JOIN accounts a ON a.id = u.account_id
-    JOIN api_keys k ON k.id = u.key_id
-    WHERE u.day BETWEEN ${from} AND ${to}
-    ${groupClause}
-    ${orderClause}
+    SELECT ${sql.join([...clauses.selected, sql`${email} AS account_email`, sql`${prefix} AS key_prefix`, sql`sum(u.requests)::int8 AS requests`])}
+    FROM ${usageSource(args, today)}
+    ${clauses.groupBy}
+    ${clauses.orderBy}
     LIMIT ${limit} OFFSET ${offset}`;
 }
 
 builder.queryFields((t) => ({
   usage: t.field({
     type: UsageReport,
-    description: 'Keyed requests over an inclusive range of Sydney dates (operator only)',
+    description: 'Requests with a key over an inclusive range of Sydney dates, and keyless /convert requests apart (operator only)',
     args: {
       from: t.arg({ type: 'LocalDate', required: true }),
       to: t.arg({ type: 'LocalDate', required: true }),

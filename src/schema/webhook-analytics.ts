@@ -1,6 +1,7 @@
 // `webhookHealth`: deliveries of the publications of a range of rate days, overall and per
-// subscription: attempts, outcomes, success rate, consecutive failures, and which subscriptions
-// are failing now. Read from the delivery rows the worker keeps (src/jobs/webhook-deliveries.ts).
+// subscription: attempts, outcomes, success rate, attempt latency p50/p95, consecutive failures,
+// and which subscriptions are failing now. Read from the delivery and attempt rows the worker
+// keeps (src/jobs/webhook-deliveries.ts).
 import { resolveOffsetConnection } from '@pothos/plugin-relay';
 import { sql } from 'kysely';
 import { analyticsRead, checkPage, checkRange, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './analytics-support.js';
@@ -18,7 +19,14 @@ interface DeliveryCounts {
   attempts: number;
 }
 
-interface SubscriptionHealthRow extends DeliveryCounts {
+interface AttemptLatency {
+  /** attempts recorded (webhook_attempts, kept 90 days) */
+  latency_attempts: number;
+  p50_ms: number | null;
+  p95_ms: number | null;
+}
+
+interface SubscriptionHealthRow extends DeliveryCounts, AttemptLatency {
   id: string;
   url: string;
   account_email: string;
@@ -52,6 +60,22 @@ const DeliveryCountsRef = builder.objectRef<DeliveryCounts>('WebhookDeliveryCoun
   }),
 });
 
+const Latency = builder.objectRef<AttemptLatency>('WebhookLatency').implement({
+  description: 'How long the attempts took, from the request to the receiver’s answer or the failure (attempts are kept 90 days)',
+  fields: (t) => ({
+    attempts: t.int({ description: 'attempts recorded', resolve: (l) => l.latency_attempts }),
+    p50Ms: t.float({ nullable: true, description: 'the median, in milliseconds; null without attempts', resolve: (l) => l.p50_ms }),
+    p95Ms: t.float({ nullable: true, resolve: (l) => l.p95_ms }),
+  }),
+});
+
+/** Latency of the recorded attempts of the range's publication deliveries; fixed SQL. */
+const LATENCY = sql`
+  count(*)::int AS latency_attempts,
+  percentile_cont(0.5) WITHIN GROUP (ORDER BY w.duration_ms) AS p50_ms,
+  percentile_cont(0.95) WITHIN GROUP (ORDER BY w.duration_ms) AS p95_ms`;
+const publicationAttempts = (from: string, to: string) => sql`w.event = 'rates.published' AND w.rate_date BETWEEN ${from} AND ${to}`;
+
 const SubscriptionHealth = builder.objectRef<SubscriptionHealthRow>('WebhookSubscriptionHealth').implement({
   fields: (t) => ({
     id: t.string({ resolve: (s) => s.id }),
@@ -63,6 +87,7 @@ const SubscriptionHealth = builder.objectRef<SubscriptionHealthRow>('WebhookSubs
     deactivated: t.boolean({ description: `inactive after ${DEACTIVATE_AFTER_FAILURES} consecutive failures`, resolve: (s) => deactivated(s) }),
     failingNow: t.boolean({ description: 'active, and its latest attempt failed', resolve: (s) => s.is_active && s.failure_count > 0 }),
     counts: t.field({ type: DeliveryCountsRef, resolve: (s) => s }),
+    latency: t.field({ type: Latency, resolve: (s) => s }),
   }),
 });
 
@@ -90,6 +115,15 @@ const WebhookHealth = builder.objectRef<WebhookHealthArgs>('WebhookHealth').impl
           return rows[0]!;
         }),
     }),
+    latency: t.field({
+      type: Latency,
+      description: 'over every subscription',
+      resolve: (args, _a, ctx) =>
+        analyticsRead(ctx, async (db) => {
+          const { rows } = await sql<AttemptLatency>`SELECT ${LATENCY} FROM webhook_attempts w WHERE ${publicationAttempts(args.from, args.to)}`.execute(db);
+          return rows[0]!;
+        }),
+    }),
     deactivatedSubscriptions: t.int({
       description: 'subscriptions inactive after consecutive failures, now',
       resolve: (_args, _a, ctx) =>
@@ -106,15 +140,23 @@ const WebhookHealth = builder.objectRef<WebhookHealthArgs>('WebhookHealth').impl
         checkPage(page);
         return resolveOffsetConnection({ args: page, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE }, ({ offset, limit }) =>
           analyticsRead(ctx, async (db) => {
+            // the page of subscriptions first (its order needs no counts), then each one's
+            // deliveries and attempts through their indexes, rather than counting every subscription's
             const { rows } = await sql<SubscriptionHealthRow>`
-              SELECT s.id, s.url, a.email AS account_email, s.is_active, s.failure_count, s.last_success_at, ${COUNTS}
-              FROM webhook_subscriptions s
-              JOIN accounts a ON a.id = s.account_id
-              LEFT JOIN webhook_deliveries d ON d.subscription_id = s.id AND d.event = 'rates.published' AND d.rate_date BETWEEN ${args.from} AND ${args.to}
-              WHERE ${args.failingOnly ? sql`s.is_active AND s.failure_count > 0` : sql`true`}
-              GROUP BY s.id, a.email
-              ORDER BY s.failure_count DESC, s.id
-              LIMIT ${limit} OFFSET ${offset}`.execute(db);
+              WITH page AS (
+                SELECT s.id, s.url, a.email AS account_email, s.is_active, s.failure_count, s.last_success_at
+                FROM webhook_subscriptions s
+                JOIN accounts a ON a.id = s.account_id
+                WHERE ${args.failingOnly ? sql`s.is_active AND s.failure_count > 0` : sql`true`}
+                ORDER BY s.failure_count DESC, s.id
+                LIMIT ${limit} OFFSET ${offset}
+              )
+              SELECT page.*, c.*, l.* FROM page
+              CROSS JOIN LATERAL (
+                SELECT ${COUNTS} FROM webhook_deliveries d
+                WHERE d.subscription_id = page.id AND d.event = 'rates.published' AND d.rate_date BETWEEN ${args.from} AND ${args.to}) c
+              CROSS JOIN LATERAL (SELECT ${LATENCY} FROM webhook_attempts w WHERE w.subscription_id = page.id AND ${publicationAttempts(args.from, args.to)}) l
+              ORDER BY page.failure_count DESC, page.id`.execute(db);
             return rows;
           }),
         );

@@ -72,6 +72,30 @@ describe('usage', () => {
     expect(thirteenth.groups.edges).toEqual([{ node: { keyPrefix: starter.split('_')[0], requests: 3 } }]);
   });
 
+  it('by account over ranges cut into whole months and the days around them, the same counts', async () => {
+    const byAccount = async (from: string, to: string) =>
+      (await usage(`from: "${from}", to: "${to}", groupBy: [ACCOUNT, MONTH], orderBy: REQUESTS_DESC`, 'totalRequests groups { edges { node { accountEmail month requests } } }')) as object;
+    const may = [
+      { node: { accountEmail: emails.pro, month: '2026-05-01', requests: 4 } },
+      { node: { accountEmail: emails.starter, month: '2026-05-01', requests: 4 } },
+    ];
+    // May whole, with days of April and June around it (a tie, in the order of the random account ids)
+    const whole = (await byAccount('2026-04-15', '2026-06-10')) as { totalRequests: number; groups: { edges: object[] } };
+    expect(whole.totalRequests).toBe(8);
+    expect(bySortedJson(whole.groups.edges)).toEqual(bySortedJson(may));
+    // May so far (the clock is on the 13th): the monthly roll-up alone
+    const soFar = (await byAccount('2026-05-01', '2026-05-13')) as { totalRequests: number; groups: { edges: object[] } };
+    expect(soFar.totalRequests).toBe(8);
+    expect(bySortedJson(soFar.groups.edges)).toEqual(bySortedJson(may));
+    // the 13th onwards: days of May, then June whole
+    expect(await byAccount('2026-05-13', '2026-06-30')).toEqual({ totalRequests: 3, groups: { edges: [{ node: { accountEmail: emails.starter, month: '2026-05-01', requests: 3 } }] } });
+    // up to the 12th: April whole, then days of May
+    expect(await byAccount('2026-04-01', '2026-05-12')).toEqual({
+      totalRequests: 5,
+      groups: { edges: [{ node: { accountEmail: emails.pro, month: '2026-05-01', requests: 4 } }, { node: { accountEmail: emails.starter, month: '2026-05-01', requests: 1 } }] },
+    });
+  });
+
   it('pages with cursors across page boundaries, every group once', async () => {
     const selection = (after: string | null) =>
       `groups(first: 2${after ? `, after: "${after}"` : ''}) { edges { cursor node { day endpoint outcome requests } } pageInfo { hasNextPage endCursor } }`;

@@ -1,8 +1,15 @@
 // `webhookHealth` answers exactly from the deliveries of a publication the test made: one receiver
 // acknowledges, one answers 500 (its delivery waits for a retry), overall and per subscription,
-// and the failing ones alone.
+// and the failing ones alone; attempt latency percentiles from the attempts the worker recorded.
 import { describe, expect, it } from 'vitest';
 import { graphql } from '../../src/graphql.js';
+/** percentile_cont: linear between the two nearest of the sorted values */
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = p * (sorted.length - 1);
+  const below = sorted[Math.floor(at)]!;
+  return below + (sorted[Math.ceil(at)]! - below) * (at - Math.floor(at));
+}
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { useWebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -68,5 +75,27 @@ describe.skipIf(!OPENSSL_AVAILABLE)('webhookHealth', () => {
     expect(failing.subscriptions.edges).toEqual([{ node: { id: ids['/broken'] } }]);
     // the subscriptions came after the 11th was stored: nothing was delivered for it
     expect(before.overall).toEqual({ deliveries: 0, successRate: null });
+
+    // latency: a test delivery (rates.test) is not a publication's, so it is left out
+    expect((await app.json(`/api/webhook-subscriptions/${ids['/ok']}/test`, { key, method: 'POST' })).status).toBe(200);
+    const attempts = await app.db.selectFrom('webhook_attempts').select(['subscription_id', 'duration_ms', 'event']).execute();
+    expect(attempts.map((a) => a.event).sort()).toEqual(['rates.published', 'rates.published', 'rates.test']);
+    const published = attempts.filter((a) => a.event === 'rates.published');
+    const latency = await app.operator(
+      graphql(`{
+        all: webhookHealth(from: "2026-05-01", to: "2026-05-31") { latency { attempts p50Ms p95Ms } subscriptions { edges { node { id latency { attempts p50Ms p95Ms } } } } }
+        before: webhookHealth(from: "2026-05-01", to: "2026-05-11") { latency { attempts p50Ms p95Ms } }
+      }`),
+    );
+    expect(latency.errors).toBeUndefined();
+    const durations = published.map((a) => a.duration_ms);
+    expect(latency.data!.all.latency).toEqual({ attempts: 2, p50Ms: percentile(durations, 0.5), p95Ms: percentile(durations, 0.95) });
+    expect(latency.data!.all.subscriptions.edges.map((e) => e.node)).toEqual(
+      [ids['/broken'], ids['/ok']].map((id) => {
+        const own = published.filter((a) => a.subscription_id === id).map((a) => a.duration_ms);
+        return { id, latency: { attempts: 1, p50Ms: own[0], p95Ms: own[0] } };
+      }),
+    );
+    expect(latency.data!.before.latency).toEqual({ attempts: 0, p50Ms: null, p95Ms: null });
   });
 });

@@ -118,4 +118,49 @@ describe('usage_daily', () => {
     expect(await usageOf([A.accountId, B.accountId])).toEqual(after);
     t.setNow(NOW);
   });
+
+  it('keeps the counts of a write that failed for the next flush: keyed, keyless and the pairs converted', async () => {
+    const c = await account(t, 'professional', { billingDay: BILLING_DAY });
+    const C = await ids(c.email);
+    const keyless = { remote: { address: '203.0.113.77', encrypted: true } };
+    const pairs = async () =>
+      (
+        await t.db
+          .selectFrom('conversions_daily')
+          .select(['keyed', 'requests'])
+          .where('from_code', '=', 'NZD')
+          .where('to_code', '=', 'JPY')
+          .orderBy('keyed')
+          .execute()
+      ).map((r) => [r.keyed, Number(r.requests)]);
+    const keylessOk = async () =>
+      Number(
+        (await t.db.selectFrom('keyless_usage_daily').select('requests').where('day', '=', '2026-05-12').where('status', '=', 200).executeTakeFirst())
+          ?.requests ?? 0,
+      );
+    await t.app.usage.flush();
+    const keylessBefore = await keylessOk();
+
+    expect((await t.request('/convert?from=NZD&to=JPY&amount=5', { key: c.key })).status).toBe(200);
+    expect((await t.request('/convert?from=NZD&to=JPY&amount=5', keyless)).status).toBe(200);
+    // the batch is one transaction: a table it cannot write fails the whole of it
+    await sql`ALTER TABLE conversions_daily RENAME TO conversions_daily_away`.execute(t.db);
+    try {
+      await expect(t.app.usage.flush()).rejects.toThrow();
+    } finally {
+      await sql`ALTER TABLE conversions_daily_away RENAME TO conversions_daily`.execute(t.db);
+    }
+    expect(await usageOf([C.accountId])).toEqual([]);
+    expect((await t.request('/convert?from=NZD&to=JPY&amount=5', { key: c.key })).status).toBe(200);
+    await t.app.usage.flush();
+
+    expect(await usageOf([C.accountId])).toEqual([
+      { day: '2026-05-12', account: C.accountId, key: C.keyOf(c.key), endpoint: 'Convert', status: 200, requests: 2 },
+    ]);
+    expect(await keylessOk()).toBe(keylessBefore + 1);
+    expect(await pairs()).toEqual([
+      [false, 1],
+      [true, 2],
+    ]);
+  });
 });

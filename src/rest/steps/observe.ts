@@ -1,5 +1,6 @@
-// Every answered request is counted: per key for usage analytics (src/rest/usage.ts), and for the
-// operators' metrics (GET /metrics on the internal port).
+// Every answered request is counted: per key for usage analytics (src/rest/usage.ts), keyless
+// /convert requests and the pairs /convert answered too, and for the operators' metrics (GET
+// /metrics on the internal port).
 import type { AnsweredRequest } from '../../metrics.js';
 import type { Step } from '../exchange.js';
 import type { UsageRecorder } from '../usage.js';
@@ -9,8 +10,9 @@ export function observe(usage: Pick<UsageRecorder, 'record'>, metrics: { request
     await next(exchange);
     const { route, viewer } = exchange;
     const status = exchange.answer!.status;
-    // usage is counted per key; a dashboard session's requests have none
-    if (viewer && route) usage.record(viewer, route.name, status);
+    // Usage is counted per key; a request that sent no key is handed over without a viewer (the
+    // recorder counts only /convert's); one whose key was refused has no account and is not counted.
+    if (route && (viewer || exchange.request.header('authorization') === null)) usage.record(viewer, route.name, status, exchange.request.url);
     metrics.request({
       route: exchange.path?.template ?? 'unmatched',
       method: exchange.request.method,

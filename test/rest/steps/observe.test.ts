@@ -1,4 +1,5 @@
-// Every answered request is counted: per key for usage, and in the metrics.
+// Every answered request is counted: per key for usage (and, without a key, handed over for the
+// recorder's keyless /convert counts), and in the metrics.
 import { expect, it } from 'vitest';
 import type { AnsweredRequest } from '../../../src/metrics.js';
 import type { ApiKeyViewer } from '../../../src/schema/context.js';
@@ -6,9 +7,12 @@ import { observe } from '../../../src/rest/steps/observe.js';
 import { answering, exchangeOf, routedExchange } from './support.js';
 
 function setUp() {
-  const used: [ApiKeyViewer, string, number][] = [];
+  const used: [ApiKeyViewer | null, string, number, string][] = [];
   const answered: AnsweredRequest[] = [];
-  const step = observe({ record: (viewer, endpoint, status) => void used.push([viewer, endpoint, status]) }, { request: (a) => void answered.push(a) });
+  const step = observe(
+    { record: (viewer, endpoint, status, url) => void used.push([viewer, endpoint, status, url.search]) },
+    { request: (a) => void answered.push(a) },
+  );
   return { step, used, answered };
 }
 
@@ -19,18 +23,24 @@ it('records a keyed request for usage and metrics', async () => {
   const exchange = routedExchange('RateDayCurrency', '/2024-01-05/USD');
   exchange.viewer = viewer;
   await step(exchange, answering());
-  expect(used).toEqual([[viewer, 'RateDayCurrency', 200]]);
+  expect(used).toEqual([[viewer, 'RateDayCurrency', 200, '']]);
   expect(answered).toEqual([{ route: '/{date}/{currency}', method: 'GET', status: 200, seconds: expect.any(Number), cached: false, refusal: null }]);
 });
 
-it('counts no usage without a key, and names an unmatched path and a 429', async () => {
+it('hands over a routed request that sent no key without a viewer, with its query', async () => {
   const { step, used, answered } = setUp();
   await step(exchangeOf('/nope'), answering('{}', 404));
-  const limited = routedExchange('Convert', '/convert');
-  await step(limited, answering('{}', 429));
-  expect(used).toEqual([]);
+  await step(routedExchange('Convert', '/convert?from=USD&to=EUR&amount=5'), answering('{}', 429));
+  expect(used).toEqual([[null, 'Convert', 429, '?from=USD&to=EUR&amount=5']]);
   expect(answered.map((a) => [a.route, a.status, a.refusal])).toEqual([
     ['unmatched', 404, null],
     ['/convert', 429, 'keyless'],
   ]);
+});
+
+it('counts no usage for a request whose key was refused: it has no account, and it was not keyless', async () => {
+  const { step, used, answered } = setUp();
+  await step(routedExchange('Convert', '/convert?from=USD&to=EUR&amount=5', { headers: { Authorization: 'Bearer nosuchkey' } }), answering('{}', 401));
+  expect(used).toEqual([]);
+  expect(answered.map((a) => a.status)).toEqual([401]);
 });
