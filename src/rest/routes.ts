@@ -2,6 +2,7 @@
 // request to its variables and a mapper from its result to the JSON of docs/api.md.
 import type { RateValues } from '../db/rates.js';
 import { QUOTE_NOTE } from '../domain/currencies.js';
+import type { Fluctuation } from '../domain/fluctuation.js';
 import { BadRequestError, UnauthorizedError } from '../errors.js';
 import type { Viewer } from '../schema/context.js';
 import { RawJson, ratesJson, seriesJson, type Json } from './json.js';
@@ -66,6 +67,19 @@ function symbolsAndBase(params: QueryParams) {
   const symbols = params.optional('symbols');
   return symbols === undefined ? null : parseCodeList(symbols, 'symbols');
 }
+
+/** The query of /timeseries and /fluctuation: a date range, `symbols` and `base`. */
+function dateRange(search: URLSearchParams) {
+  const params = new QueryParams(search, ['start_date', 'end_date', 'symbols', 'base']);
+  const start = parseDate(params.required('start_date'), 'start_date');
+  const end = parseDate(params.required('end_date'), 'end_date');
+  if (end < start) throw new BadRequestError('end_date must not be before start_date');
+  return { start, end, codes: symbolsAndBase(params) };
+}
+
+/** Exact decimal strings written as JSON numbers. */
+const rawNumbers = (decimals: Record<string, string>): Record<string, RawJson> =>
+  Object.fromEntries(Object.entries(decimals).map(([name, value]) => [name, new RawJson(value)]));
 
 const NO_QUERY: readonly string[] = [];
 
@@ -217,13 +231,7 @@ export const routes: readonly Route[] = [
       timeSeries(startDate: $start, endDate: $end, having: $codes) { rates(codes: $codes) }
       ${FRESHNESS}
     }`,
-    variables: (req) => {
-      const params = new QueryParams(req.search, ['start_date', 'end_date', 'symbols', 'base']);
-      const start = parseDate(params.required('start_date'), 'start_date');
-      const end = parseDate(params.required('end_date'), 'end_date');
-      if (end < start) throw new BadRequestError('end_date must not be before start_date');
-      return { start, end, codes: symbolsAndBase(params) };
-    },
+    variables: (req) => dateRange(req.search),
     respond: (data, req) => ({
       body: {
         success: true,
@@ -232,6 +240,29 @@ export const routes: readonly Route[] = [
         end_date: req.search.get('end_date')!,
         base: 'AUD',
         rates: seriesJson(data.timeSeries.rates),
+      },
+    }),
+    cacheControl: 'no-store',
+  }),
+  defineRoute<{ fluctuation: (Fluctuation & { code: string })[] }>({
+    name: 'Fluctuation',
+    method: 'GET',
+    cacheable: true,
+    path: '/fluctuation',
+    auth: 'key',
+    document: `query Fluctuation($start: LocalDate!, $end: LocalDate!, $codes: [CurrencyCode!]) {
+      fluctuation(startDate: $start, endDate: $end, codes: $codes) { code start_rate: startRate end_rate: endRate change change_pct: changePct min max mean days }
+      ${FRESHNESS}
+    }`,
+    variables: (req) => dateRange(req.search),
+    respond: (data, req) => ({
+      body: {
+        success: true,
+        fluctuation: true,
+        start_date: req.search.get('start_date')!,
+        end_date: req.search.get('end_date')!,
+        base: 'AUD',
+        rates: Object.fromEntries(data.fluctuation.map(({ code, days, ...figures }) => [code, { ...rawNumbers(figures), days }])),
       },
     }),
     cacheControl: 'no-store',
