@@ -3,6 +3,8 @@
 // HTTP concerns (keys, quotas, headers, the error envelope) live here; domain rules in the schema.
 import { hash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Response, createServerAdapter } from '@whatwg-node/server';
 import { parse, validate, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
@@ -21,6 +23,7 @@ import { errorEnvelope } from './error-status.js';
 import { requestIdFrom } from '../http/request-id.js';
 import { acceptedUrl } from '../http/request-target.js';
 import { stringify } from './json.js';
+import { CsvBody, prefersCsv } from './csv.js';
 import { ResponseCache, type CachedAnswer } from './response-cache.js';
 import { createRouter } from './router.js';
 import { routes, type Route, type RouteRequest } from './routes.js';
@@ -63,7 +66,7 @@ interface RestRequest {
 interface RestResponse {
   status: number;
   headers: Record<string, string>;
-  body: string | null;
+  body: string | CsvBody | null;
 }
 
 const CORS_HEADERS = {
@@ -123,7 +126,7 @@ export function createRestApp(options: RestAppOptions) {
 
   interface Outcome {
     status: number;
-    body: string | null;
+    body: string | CsvBody | null;
     route?: Route;
     viewer?: Viewer | null;
     /** false on the account's own endpoints: D25 (docs/decisions.md) keeps CORS to the data endpoints */
@@ -168,10 +171,11 @@ export function createRestApp(options: RestAppOptions) {
     if (!viewer && route.auth === 'account') throw missingAccountKey();
     outcome.route = route;
     outcome.viewer = viewer;
-    const cacheKey = route.cacheable && options.sharedAnswers ? `${viewer?.plan ?? '-'} ${url.pathname}${url.search}` : null;
+    const csv = route.csv !== undefined && prefersCsv(request.header('accept'));
+    const cacheKey = route.cacheable && options.sharedAnswers ? `${viewer?.plan ?? '-'} ${csv ? 'csv' : 'json'} ${url.pathname}${url.search}` : null;
     const shared = cacheKey !== null ? responses.get(cacheKey) : undefined;
     outcome.cached = shared !== undefined;
-    const answer = shared ?? (await answerOf(request, route, params, viewer, cacheKey));
+    const answer = shared ?? (await answerOf(request, route, params, viewer, cacheKey, csv));
     Object.assign(headers, await limits.admit(route, viewer, peer.client), answer.headers);
     outcome.status = answer.status;
     outcome.body = answer.body;
@@ -190,6 +194,7 @@ export function createRestApp(options: RestAppOptions) {
     params: Readonly<Record<string, string>>,
     viewer: Viewer | null,
     cacheKey: string | null,
+    csv: boolean,
   ): Promise<CachedAnswer> {
     const generation = services.rateHistory.generation;
     let body: string | null = null;
@@ -211,8 +216,16 @@ export function createRestApp(options: RestAppOptions) {
       headers['X-Data-Stale'] = 'true';
       headers['X-RBA-Source-Date'] = freshness.newestRateDate;
     }
-    const text = stringify(response);
-    const answer: CachedAnswer = { status, body: text, etag: route.method === 'GET' ? etagOf(text) : '', headers };
+    // A route with two representations says so to caches.
+    if (route.csv) headers.Vary = 'Accept';
+    let answer: CachedAnswer;
+    if (csv) {
+      const table = route.csv!(data, routeRequest);
+      answer = { status, body: table, etag: table.etag(), headers: { ...headers, ...table.headers() } };
+    } else {
+      const text = stringify(response);
+      answer = { status, body: text, etag: route.method === 'GET' ? etagOf(text) : '', headers };
+    }
     if (cacheKey !== null && status === 200) responses.set(cacheKey, answer, generation);
     return answer;
   }
@@ -253,7 +266,7 @@ export function createRestApp(options: RestAppOptions) {
       refusal: outcome.status === 429 ? (outcome.viewer ? 'quota' : 'keyless') : null,
     });
     if (outcome.cors) Object.assign(headers, CORS_HEADERS);
-    if (outcome.body !== null) headers['Content-Type'] = 'application/json; charset=utf-8';
+    if (typeof outcome.body === 'string') headers['Content-Type'] = 'application/json; charset=utf-8';
     return { status: outcome.status, headers, body: request.method === 'HEAD' ? null : outcome.body };
   }
 
@@ -266,7 +279,7 @@ export function createRestApp(options: RestAppOptions) {
       body: async (limit) => (request.body ? readLimited(request.body as AsyncIterable<Uint8Array>, limit) : ''),
       socket: context?.req?.socket,
     });
-    return new Response(body, { status, headers });
+    return new Response(body instanceof CsvBody ? (Readable.toWeb(Readable.from(body.rows(), { objectMode: false })) as ReadableStream) : body, { status, headers });
   });
 
   // node:http directly: the listener's path. Skipping the Request/Response conversion and writing
@@ -282,7 +295,12 @@ export function createRestApp(options: RestAppOptions) {
     serve({ method: req.method ?? 'GET', url, header, body, socket: req.socket }).then(
       ({ status, headers, body }) => {
         res.writeHead(status, headers);
-        res.end(body ?? undefined);
+        if (body instanceof CsvBody) {
+          // Row by row, waiting whenever the socket's buffer is full.
+          pipeline(Readable.from(body.rows(), { objectMode: false }), res).catch((error: unknown) => logger.debug({ err: error }, 'a CSV answer was cut off'));
+        } else {
+          res.end(body ?? undefined);
+        }
       },
     ).catch((error: unknown) => {
       // Last resort, for a fault no check above foresaw: logged, and the connection closed rather than the process.

@@ -3,10 +3,11 @@
 // (staleness, "today"), so an answer is kept under the first three, dropped as soon as the rates
 // change, and never kept longer than the TTL. Keys, quotas, usage and request ids stay per request.
 import { LRUCache } from 'lru-cache';
+import type { CsvBody } from './csv.js';
 
 export interface CachedAnswer {
   status: number;
-  body: string;
+  body: string | CsvBody;
   etag: string;
   /** headers that come from the answer itself (Cache-Control, the stale headers) */
   headers: Readonly<Record<string, string>>;

@@ -1,12 +1,13 @@
 // The public REST contract as data: each endpoint is one GraphQL operation, a mapper from the HTTP
 // request to its variables and a mapper from its result to the JSON of docs/api.md.
 import type { RateValues } from '../db/rates.js';
-import { QUOTE_NOTE } from '../domain/currencies.js';
+import { QUOTE_NOTE, QUOTED_CODES } from '../domain/currencies.js';
 import type { Fluctuation } from '../domain/fluctuation.js';
 import { BadRequestError, UnauthorizedError } from '../errors.js';
 import type { Viewer } from '../schema/context.js';
 import { RawJson, ratesJson, seriesJson, type Json } from './json.js';
 import { JsonFields } from './body.js';
+import { CsvBody, csvRow } from './csv.js';
 import { QueryParams, checkBase, parseAmount, parseCode, parseCodeList, parseDate } from './params.js';
 
 export interface RouteRequest {
@@ -39,6 +40,8 @@ export interface Route<Data = any> {
   document: string;
   variables: (req: RouteRequest) => Record<string, unknown>;
   respond: (data: Data, req: RouteRequest) => { body: Json; status?: number };
+  /** the answer as CSV, for a client whose Accept prefers text/csv (src/rest/csv.ts) */
+  csv?: (data: Data, req: RouteRequest) => CsvBody;
   cacheControl: string;
 }
 
@@ -242,6 +245,15 @@ export const routes: readonly Route[] = [
         rates: seriesJson(data.timeSeries.rates),
       },
     }),
+    // Columns in the order of `symbols`, else every code in /latest's order; a blank where a code was not published.
+    csv: ({ timeSeries: { rates } }, req) => {
+      const { start, end, codes } = dateRange(req.search);
+      const columns = codes ?? QUOTED_CODES;
+      return new CsvBody(`aud-rates_${start}_${end}.csv`, function* () {
+        yield csvRow(['date', ...columns]);
+        for (const date in rates) yield csvRow([date, ...columns.map((code) => rates[date]![code] ?? '')]);
+      });
+    },
     cacheControl: 'no-store',
   }),
   defineRoute<{ fluctuation: (Fluctuation & { code: string })[] }>({

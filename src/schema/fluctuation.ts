@@ -1,6 +1,6 @@
 // Period figures per currency (GET /fluctuation): how each code moved over a date range, under the
 // time-series rules of the plans (D8, D13 in docs/decisions.md).
-import { CURRENCY_CODES, type CurrencyCode } from '../domain/currencies.js';
+import { QUOTED_CODES, type CurrencyCode } from '../domain/currencies.js';
 import { fluctuationOf, type Fluctuation } from '../domain/fluctuation.js';
 import type { RateDay } from '../domain/rate-history.js';
 import { NotFoundError } from '../errors.js';
@@ -55,7 +55,7 @@ builder.queryField('fluctuation', (t) =>
     resolve: async (_root, { startDate, endDate, codes }, ctx) => {
       const days = await daysInRange(ctx, startDate, endDate);
       if (days.length === 0) throw new NotFoundError(`No data available between ${startDate} and ${endDate}`);
-      return fluctuations(days, codes ?? CURRENCY_CODES.filter((code) => code !== 'AUD'));
+      return fluctuations(days, codes ?? QUOTED_CODES);
     },
   }),
 );

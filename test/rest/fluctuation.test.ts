@@ -2,7 +2,7 @@
 // end, change, range and mean of each code over a range. Every expected figure is worked out here
 // from the fixture file with decimal.js, and compared with the response's bytes.
 import { readFileSync } from 'node:fs';
-import Decimal from 'decimal.js';
+import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PUBLISHED_CODES, parseRbaFile } from '../../src/rba/index.js';
 import { FIXTURES, startTestApp, type TestApp } from '../support/app.js';
