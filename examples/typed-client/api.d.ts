@@ -498,6 +498,7 @@ export interface components {
                         code: 405;
                         /** @enum {string} */
                         type: "method_not_allowed";
+                        /** @description for people to read */
                         info: string;
                     };
                 };
@@ -587,6 +588,7 @@ export interface operations {
                             code: 400;
                             /** @enum {string} */
                             type: "bad_request";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -607,6 +609,7 @@ export interface operations {
                             code: 403;
                             /** @enum {string} */
                             type: "https_required";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -627,6 +630,7 @@ export interface operations {
                             code: 503;
                             /** @enum {string} */
                             type: "service_unavailable";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -679,6 +683,7 @@ export interface operations {
                             code: 400;
                             /** @enum {string} */
                             type: "bad_request";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -699,6 +704,7 @@ export interface operations {
                             code: 403;
                             /** @enum {string} */
                             type: "https_required";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -719,6 +725,7 @@ export interface operations {
                             code: 503;
                             /** @enum {string} */
                             type: "service_unavailable";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -771,6 +778,7 @@ export interface operations {
                             code: 400;
                             /** @enum {string} */
                             type: "bad_request";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -791,6 +799,7 @@ export interface operations {
                             code: 403;
                             /** @enum {string} */
                             type: "https_required";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -811,6 +820,7 @@ export interface operations {
                             code: 503;
                             /** @enum {string} */
                             type: "service_unavailable";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -894,6 +904,7 @@ export interface operations {
                             code: 400;
                             /** @enum {string} */
                             type: "bad_request";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -915,6 +926,7 @@ export interface operations {
                             code: 401;
                             /** @enum {string} */
                             type: "unauthorized" | "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -935,6 +947,7 @@ export interface operations {
                             code: 403;
                             /** @enum {string} */
                             type: "plan_restricted" | "https_required";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -962,6 +975,7 @@ export interface operations {
                             code: 429;
                             /** @enum {string} */
                             type: "rate_limit_exceeded";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -982,6 +996,7 @@ export interface operations {
                             code: 503;
                             /** @enum {string} */
                             type: "service_unavailable";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1042,6 +1057,7 @@ export interface operations {
                             code: 400;
                             /** @enum {string} */
                             type: "bad_request";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1063,6 +1079,7 @@ export interface operations {
                             code: 401;
                             /** @enum {string} */
                             type: "unauthorized" | "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1083,6 +1100,7 @@ export interface operations {
                             code: 403;
                             /** @enum {string} */
                             type: "https_required";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1107,6 +1125,7 @@ export interface operations {
                             code: 429;
                             /** @enum {string} */
                             type: "rate_limit_exceeded";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1127,6 +1146,7 @@ export interface operations {
                             code: 503;
                             /** @enum {string} */
                             type: "service_unavailable";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1186,6 +1206,7 @@ export interface operations {
                             code: 400;
                             /** @enum {string} */
                             type: "bad_request";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1207,6 +1228,7 @@ export interface operations {
                             code: 401;
                             /** @enum {string} */
                             type: "unauthorized" | "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1227,6 +1249,7 @@ export interface operations {
                             code: 403;
                             /** @enum {string} */
                             type: "https_required";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1247,6 +1270,7 @@ export interface operations {
                             code: 404;
                             /** @enum {string} */
                             type: "not_found";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1271,6 +1295,7 @@ export interface operations {
                             code: 429;
                             /** @enum {string} */
                             type: "rate_limit_exceeded";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1291,6 +1316,7 @@ export interface operations {
                             code: 503;
                             /** @enum {string} */
                             type: "service_unavailable";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1380,6 +1406,7 @@ export interface operations {
                             code: 400;
                             /** @enum {string} */
                             type: "bad_request";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1401,6 +1428,7 @@ export interface operations {
                             code: 401;
                             /** @enum {string} */
                             type: "unauthorized" | "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1421,6 +1449,7 @@ export interface operations {
                             code: 403;
                             /** @enum {string} */
                             type: "plan_restricted" | "https_required";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1441,6 +1470,7 @@ export interface operations {
                             code: 404;
                             /** @enum {string} */
                             type: "not_found";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1465,6 +1495,7 @@ export interface operations {
                             code: 429;
                             /** @enum {string} */
                             type: "rate_limit_exceeded";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1485,6 +1516,7 @@ export interface operations {
                             code: 503;
                             /** @enum {string} */
                             type: "service_unavailable";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1579,6 +1611,7 @@ export interface operations {
                             code: 400;
                             /** @enum {string} */
                             type: "bad_request";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1600,6 +1633,7 @@ export interface operations {
                             code: 401;
                             /** @enum {string} */
                             type: "unauthorized" | "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1620,6 +1654,7 @@ export interface operations {
                             code: 403;
                             /** @enum {string} */
                             type: "plan_restricted" | "https_required";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1640,6 +1675,7 @@ export interface operations {
                             code: 404;
                             /** @enum {string} */
                             type: "not_found";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1664,6 +1700,7 @@ export interface operations {
                             code: 429;
                             /** @enum {string} */
                             type: "rate_limit_exceeded";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1684,6 +1721,7 @@ export interface operations {
                             code: 503;
                             /** @enum {string} */
                             type: "service_unavailable";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1772,6 +1810,7 @@ export interface operations {
                             code: 400;
                             /** @enum {string} */
                             type: "bad_request";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1793,6 +1832,7 @@ export interface operations {
                             code: 401;
                             /** @enum {string} */
                             type: "unauthorized" | "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1813,6 +1853,7 @@ export interface operations {
                             code: 403;
                             /** @enum {string} */
                             type: "plan_restricted" | "https_required";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1833,6 +1874,7 @@ export interface operations {
                             code: 404;
                             /** @enum {string} */
                             type: "not_found";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1857,6 +1899,7 @@ export interface operations {
                             code: 429;
                             /** @enum {string} */
                             type: "rate_limit_exceeded";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1877,6 +1920,7 @@ export interface operations {
                             code: 503;
                             /** @enum {string} */
                             type: "service_unavailable";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1948,6 +1992,7 @@ export interface operations {
                             code: 400;
                             /** @enum {string} */
                             type: "bad_request";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1969,6 +2014,7 @@ export interface operations {
                             code: 401;
                             /** @enum {string} */
                             type: "unauthorized" | "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -1989,6 +2035,7 @@ export interface operations {
                             code: 403;
                             /** @enum {string} */
                             type: "plan_restricted" | "https_required";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2009,6 +2056,7 @@ export interface operations {
                             code: 404;
                             /** @enum {string} */
                             type: "not_found";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2033,6 +2081,7 @@ export interface operations {
                             code: 429;
                             /** @enum {string} */
                             type: "rate_limit_exceeded";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2053,6 +2102,7 @@ export interface operations {
                             code: 503;
                             /** @enum {string} */
                             type: "service_unavailable";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2105,6 +2155,7 @@ export interface operations {
                             code: 400;
                             /** @enum {string} */
                             type: "bad_request";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2126,6 +2177,7 @@ export interface operations {
                             code: 401;
                             /** @enum {string} */
                             type: "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2146,6 +2198,7 @@ export interface operations {
                             code: 403;
                             /** @enum {string} */
                             type: "https_required";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2166,6 +2219,7 @@ export interface operations {
                             code: 503;
                             /** @enum {string} */
                             type: "service_unavailable";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2212,6 +2266,7 @@ export interface operations {
                             code: 400;
                             /** @enum {string} */
                             type: "bad_request";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2233,6 +2288,7 @@ export interface operations {
                             code: 401;
                             /** @enum {string} */
                             type: "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2253,6 +2309,7 @@ export interface operations {
                             code: 403;
                             /** @enum {string} */
                             type: "webhooks_not_available" | "subscription_limit_reached" | "https_required";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2273,6 +2330,7 @@ export interface operations {
                             code: 503;
                             /** @enum {string} */
                             type: "service_unavailable";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2317,6 +2375,7 @@ export interface operations {
                             code: 400;
                             /** @enum {string} */
                             type: "bad_request";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2338,6 +2397,7 @@ export interface operations {
                             code: 401;
                             /** @enum {string} */
                             type: "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2358,6 +2418,7 @@ export interface operations {
                             code: 403;
                             /** @enum {string} */
                             type: "https_required";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2378,6 +2439,7 @@ export interface operations {
                             code: 404;
                             /** @enum {string} */
                             type: "not_found";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2398,6 +2460,7 @@ export interface operations {
                             code: 503;
                             /** @enum {string} */
                             type: "service_unavailable";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2446,6 +2509,7 @@ export interface operations {
                             code: 400;
                             /** @enum {string} */
                             type: "bad_request";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2467,6 +2531,7 @@ export interface operations {
                             code: 401;
                             /** @enum {string} */
                             type: "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2487,6 +2552,7 @@ export interface operations {
                             code: 403;
                             /** @enum {string} */
                             type: "webhooks_not_available" | "https_required";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2507,6 +2573,7 @@ export interface operations {
                             code: 404;
                             /** @enum {string} */
                             type: "not_found";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2527,6 +2594,7 @@ export interface operations {
                             code: 503;
                             /** @enum {string} */
                             type: "service_unavailable";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2571,6 +2639,7 @@ export interface operations {
                             code: 400;
                             /** @enum {string} */
                             type: "bad_request";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2592,6 +2661,7 @@ export interface operations {
                             code: 401;
                             /** @enum {string} */
                             type: "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2612,6 +2682,7 @@ export interface operations {
                             code: 403;
                             /** @enum {string} */
                             type: "webhooks_not_available" | "https_required";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2632,6 +2703,7 @@ export interface operations {
                             code: 404;
                             /** @enum {string} */
                             type: "not_found";
+                            /** @description for people to read */
                             info: string;
                         };
                     };
@@ -2652,6 +2724,7 @@ export interface operations {
                             code: 503;
                             /** @enum {string} */
                             type: "service_unavailable";
+                            /** @description for people to read */
                             info: string;
                         };
                     };

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { z, type ZodType } from 'zod';
 import { ERROR_STATUS } from '../error-status.js';
 import type { Route } from '../routes.js';
+import { errorEnvelope } from './schemas.js';
 
 /** What a user needs beyond the schema (quote direction, days, plans, errors, webhooks), in markdown. */
 export const API_GUIDE = readFileSync(new URL('./guide.md', import.meta.url), 'utf8');
@@ -94,7 +95,7 @@ function responsesOf(route: Route): Json {
     byStatus.set(status, [...(byStatus.get(status) ?? []), type]);
   }
   for (const [status, types] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const envelope = jsonSchema(errorEnvelopeSchema(status, types));
+    const envelope = jsonSchema(errorEnvelope(status, types as [string, ...string[]]));
     const own = doc.otherResponses?.[status];
     const extra: HeaderName[] = status === 401 ? ['WWW-Authenticate'] : status === 429 ? ['Retry-After', ...rateLimitHeaders(route)] : [];
     responses[status] = {
@@ -104,13 +105,6 @@ function responsesOf(route: Route): Json {
     };
   }
   return responses;
-}
-
-function errorEnvelopeSchema(status: number, types: string[]): ZodType {
-  return z.strictObject({
-    success: z.literal(false),
-    error: z.strictObject({ code: z.literal(status), type: z.enum(types as [string, ...string[]]), info: z.string() }),
-  });
 }
 
 function operationOf(route: Route): Json {
@@ -185,7 +179,7 @@ export function openApiDocument(table: readonly Route[], options: DocumentOption
         MethodNotAllowed: {
           description: 'Any method but GET, HEAD and OPTIONS on a data endpoint, or one a webhook path does not take: `method_not_allowed`, with an `Allow` header',
           headers: headerRefs(['Allow', 'X-Request-Id']),
-          content: { 'application/json': { schema: jsonSchema(errorEnvelopeSchema(405, ['method_not_allowed'])) } },
+          content: { 'application/json': { schema: jsonSchema(errorEnvelope(405, ['method_not_allowed'])) } },
         },
       },
     },
