@@ -16,14 +16,15 @@ import { createRestApp } from './rest/app.js';
 import { createDocsPages, DOCS_OPERATIONS, DOCS_PATH, isDocsPath } from './rest/docs-pages.js';
 import { API_GUIDE, API_TITLE, openApiDocument } from './rest/openapi/document.js';
 import { routes } from './rest/routes.js';
+import type { FetchContext } from './rest/transport.js';
 import { KeyAuthenticator } from './rest/auth.js';
 import { parseTrustedProxies } from './rest/client-address.js';
 import { RequestLimits } from './rest/limits.js';
 import { UsageRecorder } from './rest/usage.js';
-import type { Services } from './schema/context.js';
 import { schema } from './schema/index.js';
-import { RateHistoryStore } from './schema/rate-loaders.js';
+import { RateHistoryStore } from './db/rate-history-store.js';
 import { loadWebhookKey } from './service-file.js';
+import type { Services } from './services.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { VERSION } from './version.js';
 import { createSecretBox } from './webhooks/secret-box.js';
@@ -54,11 +55,6 @@ export interface AppDependencies {
   metrics?: ServiceMetrics;
   /** the database pool's use, for /metrics (Postgres) */
   pool?: (() => PoolUse) | null;
-}
-
-/** what @whatwg-node/server passes along from node:http */
-interface NodeContext {
-  req?: { socket?: { remoteAddress?: string; encrypted?: boolean } };
 }
 
 const RESOLVE_TIMEOUT_MS = 5_000;
@@ -145,11 +141,11 @@ export function buildApp(deps: AppDependencies) {
     metrics: services.metrics,
   });
   const docs = createServerAdapter(
-    createDocsPages(openApiDocument(routes, { serverUrl: services.publicUrl, version: VERSION, guide: API_GUIDE, extraPaths: DOCS_OPERATIONS }), API_TITLE),
+    createDocsPages(openApiDocument(routes, { serverUrl: services.publicUrl, version: VERSION, guide: API_GUIDE, extraPaths: DOCS_OPERATIONS }), API_TITLE, services.metrics),
   );
   const dashboard = createDashboardApp({ schema, services, trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY), logger });
   // The public listener: the dashboard's pages, and the REST facade for everything else.
-  const publicFetch = createServerAdapter<NodeContext>((request: Request, context: NodeContext) => {
+  const publicFetch = createServerAdapter<FetchContext>((request: Request, context: FetchContext) => {
     const { pathname } = new URL(request.url);
     if (isDocsPath(pathname)) return docs.fetch(request);
     return isDashboardPath(pathname) ? dashboard.fetch(request, context) : rest.fetch(request, context);

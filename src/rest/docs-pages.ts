@@ -7,6 +7,7 @@ import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { requestIdFrom } from '../http/request-id.js';
+import type { AnsweredRequest } from '../metrics.js';
 import { errorEnvelope } from './error-status.js';
 
 export const OPENAPI_PATH = '/openapi.json';
@@ -59,8 +60,11 @@ function docsPage(title: string): string {
 `;
 }
 
-/** The handler of the three paths; `document` is the OpenAPI document, made once at start-up. */
-export function createDocsPages(document: object, title: string) {
+/**
+ * The handler of the three paths; `document` is the OpenAPI document, made once at start-up. Each
+ * answer is counted in the operators' metrics like the facade's (its path is its own route).
+ */
+export function createDocsPages(document: object, title: string, metrics: { request(answered: AnsweredRequest): void }) {
   const renderer = readFileSync(createRequire(import.meta.url).resolve('@scalar/api-reference/browser/standalone.js'), 'utf8');
   const assets = new Map<string, Asset>([
     [OPENAPI_PATH, asset(JSON.stringify(document), { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' })],
@@ -69,6 +73,14 @@ export function createDocsPages(document: object, title: string) {
   ]);
 
   return (request: Request): Response => {
+    const started = performance.now();
+    const response = answer(request);
+    const route = new URL(request.url).pathname;
+    metrics.request({ route, method: request.method, status: response.status, seconds: (performance.now() - started) / 1000, cached: false, refusal: null });
+    return response;
+  };
+
+  function answer(request: Request): Response {
     const headers: Record<string, string> = { 'X-Request-Id': requestIdFrom(request.headers.get('x-request-id')) };
     const found = assets.get(new URL(request.url).pathname)!;
     if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...headers, Allow: ALLOW } });
@@ -80,7 +92,7 @@ export function createDocsPages(document: object, title: string) {
     const matches = request.headers.get('if-none-match')?.split(',').some((tag) => [found.etag, `W/${found.etag}`, '*'].includes(tag.trim()));
     if (matches) return new Response(null, { status: 304, headers });
     return new Response(request.method === 'HEAD' ? null : found.body, { status: 200, headers });
-  };
+  }
 }
 
 /** The two documentation paths as operations of the document itself. */

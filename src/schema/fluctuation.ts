@@ -2,7 +2,7 @@
 // time-series rules of the plans (D8, D13 in docs/decisions.md).
 import { QUOTED_CODES, type CurrencyCode } from '../domain/currencies.js';
 import { fluctuationOf, type Fluctuation } from '../domain/fluctuation.js';
-import type { RateDay } from '../domain/rate-history.js';
+import { rateIn, type RateDay } from '../domain/rate-history.js';
 import { NotFoundError } from '../errors.js';
 import { builder } from './builder.js';
 import { CurrencyCodeEnum } from './currency.js';
@@ -35,7 +35,7 @@ function fluctuations(days: readonly RateDay[], codes: readonly CurrencyCode[]):
   const figures: CurrencyFluctuation[] = [];
   for (const code of codes) {
     // AUD asked for explicitly is 1 on every day, as in a time series.
-    const values = days.flatMap((day) => (code === 'AUD' ? ['1'] : day.rates[code] === undefined ? [] : [day.rates[code]]));
+    const values = days.flatMap((day) => rateIn(day.rates, code) ?? []);
     const figure = fluctuationOf(values);
     if (figure) figures.push({ code, ...figure });
   }
@@ -52,6 +52,8 @@ builder.queryField('fluctuation', (t) =>
       endDate: t.arg({ type: 'LocalDate', required: true }),
       codes: t.arg({ type: [CurrencyCodeEnum] }),
     },
+    // a keyless viewer may not read a range (D12); the plan's windows are checked by daysInRange
+    authScopes: { datedRates: true },
     resolve: async (_root, { startDate, endDate, codes }, ctx) => {
       const days = await daysInRange(ctx, startDate, endDate);
       if (days.length === 0) throw new NotFoundError(`No data available between ${startDate} and ${endDate}`);

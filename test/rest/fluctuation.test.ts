@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PUBLISHED_CODES, parseRbaFile } from '../../src/rba/index.js';
+import { PUBLISHED_CODES } from '../../src/domain/currencies.js';
+import { parseRbaFile } from '../../src/rba/index.js';
 import { FIXTURES, startTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { BILLING_DAY, MONTHLY, NOW, PERIOD, account } from '../limits/support.js';

@@ -65,7 +65,7 @@ export function conformanceChecker(document: OpenApiDocument) {
     }
     let template: string | undefined;
     try {
-      template = document.paths[pathname] ? pathname : match(pathname)?.routes[0]?.path;
+      template = document.paths[pathname] ? pathname : match(pathname)?.path.routes[0]?.path;
     } catch {
       template = undefined; // a path segment that is not text: 400 before any route
     }

@@ -3,7 +3,7 @@
 // Schema output, and the status codes docs/api.md §4.1 and the decisions give each endpoint.
 import { readFileSync } from 'node:fs';
 import { z, type ZodType } from 'zod';
-import { ERROR_STATUS } from '../error-status.js';
+import { ERROR_STATUS, type RefusalCode } from '../error-status.js';
 import type { Route } from '../routes.js';
 import { errorEnvelope } from './schemas.js';
 
@@ -60,9 +60,9 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 /** The error types a route can answer: its own, those its authentication and metering bring, and those of every endpoint. */
-function errorTypes(route: Route): string[] {
+function errorTypes(route: Route): RefusalCode[] {
   // Every route refuses unknown and repeated query parameters (400), plain HTTP (D20) and may be unable to answer (D12).
-  const types = [...route.doc!.errors, 'bad_request', 'https_required', 'service_unavailable'];
+  const types: RefusalCode[] = [...route.doc!.errors, 'bad_request', 'https_required', 'service_unavailable'];
   if (route.auth === 'key' || route.auth === 'optional') types.push('unauthorized', 'invalid_api_key', 'account_suspended', 'rate_limit_exceeded');
   if (route.auth === 'account') types.push('invalid_api_key', 'account_suspended');
   return types;
@@ -79,7 +79,7 @@ function rateLimitHeaders(route: Route): HeaderName[] {
 function responsesOf(route: Route): Json {
   const doc = route.doc!;
   const isGet = route.method === 'GET';
-  const freshness: HeaderName[] = route.document.includes('freshness') ? ['X-Data-Stale', 'X-RBA-Source-Date'] : [];
+  const freshness: HeaderName[] = route.rates ? ['X-Data-Stale', 'X-RBA-Source-Date'] : [];
   const successHeaders: HeaderName[] = ['X-Request-Id', 'Cache-Control', ...(isGet ? (['ETag'] as const) : []), ...rateLimitHeaders(route), ...freshness];
   const content: Json = { 'application/json': { schema: jsonSchema(doc.response), ...(doc.example ? { example: doc.example.body } : {}) } };
   if (route.csv) {
@@ -91,7 +91,7 @@ function responsesOf(route: Route): Json {
 
   const byStatus = new Map<number, string[]>();
   for (const type of new Set(errorTypes(route))) {
-    const status = ERROR_STATUS[type]!;
+    const status = ERROR_STATUS[type];
     byStatus.set(status, [...(byStatus.get(status) ?? []), type]);
   }
   for (const [status, types] of [...byStatus].sort(([a], [b]) => a - b)) {
