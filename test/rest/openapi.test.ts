@@ -8,6 +8,7 @@ import { DOCS_CSP } from '../../src/rest/docs-pages.js';
 import { openApiPath } from '../../src/rest/openapi/document.js';
 import { routes } from '../../src/rest/routes.js';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { sample, scrape } from '../support/prometheus.js';
 
 let t: TestApp;
 let key: string;
@@ -127,6 +128,16 @@ describe('GET /openapi.json and GET /docs', () => {
     for (let i = 0; i < 3; i++) expect((await t.request('/openapi.json', { key })).status).toBe(200);
     expect((await t.request('/docs', { key })).status).toBe(200);
     expect(await remaining()).toBe(before - 1);
+  });
+
+  it('is counted in the operators\' metrics by its path, method and status', async () => {
+    const before = await scrape(t);
+    for (let i = 0; i < 2; i++) expect((await t.request('/openapi.json')).status).toBe(200);
+    expect((await t.request('/docs', { method: 'DELETE' })).status).toBe(405);
+    const after = await scrape(t);
+    const increase = (labels: Record<string, string>) => Number(sample(after, 'http_requests_total', labels)?.value ?? 0) - Number(sample(before, 'http_requests_total', labels)?.value ?? 0);
+    expect(increase({ route: '/openapi.json', method: 'GET', status: '200' })).toBe(2);
+    expect(increase({ route: '/docs', method: 'DELETE', status: '405' })).toBe(1);
   });
 
   it('other methods are 405 with Allow', async () => {
