@@ -13,6 +13,9 @@ import { createInternalApp } from './internal/app.js';
 import { ServiceMetrics, type PoolUse } from './metrics.js';
 import { DeliveryWorker } from './jobs/webhook-deliveries.js';
 import { createRestApp } from './rest/app.js';
+import { createDocsPages, DOCS_OPERATIONS, DOCS_PATH, isDocsPath } from './rest/docs-pages.js';
+import { API_GUIDE, API_TITLE, openApiDocument } from './rest/openapi/document.js';
+import { routes } from './rest/routes.js';
 import type { FetchContext } from './rest/transport.js';
 import { KeyAuthenticator } from './rest/auth.js';
 import { parseTrustedProxies } from './rest/client-address.js';
@@ -129,7 +132,7 @@ export function buildApp(deps: AppDependencies) {
     schema,
     services,
     keys,
-    documentationUrl: deps.config.DOCUMENTATION_URL,
+    documentationUrl: deps.config.DOCUMENTATION_URL ?? new URL(DOCS_PATH, services.publicUrl).href,
     logger,
     limits,
     usage,
@@ -137,18 +140,25 @@ export function buildApp(deps: AppDependencies) {
     sharedAnswers: deps.sharedAnswers ?? true,
     metrics: services.metrics,
   });
+  const docs = createServerAdapter(
+    createDocsPages(openApiDocument(routes, { serverUrl: services.publicUrl, version: VERSION, guide: API_GUIDE, extraPaths: DOCS_OPERATIONS }), API_TITLE, services.metrics),
+  );
   const dashboard = createDashboardApp({ schema, services, trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY), logger });
   // The public listener: the dashboard's pages, and the REST facade for everything else.
-  const publicFetch = createServerAdapter<FetchContext>((request: Request, context: FetchContext) =>
-    isDashboardPath(new URL(request.url).pathname) ? dashboard.fetch(request, context) : rest.fetch(request, context),
-  );
+  const publicFetch = createServerAdapter<FetchContext>((request: Request, context: FetchContext) => {
+    const { pathname } = new URL(request.url);
+    if (isDocsPath(pathname)) return docs.fetch(request);
+    return isDashboardPath(pathname) ? dashboard.fetch(request, context) : rest.fetch(request, context);
+  });
   // The adapter answers a Host it cannot build a URL from with a bare 500: such targets are refused first.
   const dashboardNode = refusingInvalidTargets((req, res) => void dashboard(req, res));
+  const docsNode = refusingInvalidTargets((req, res) => void docs(req, res));
   const web = {
     // eslint-disable-next-line @typescript-eslint/unbound-method -- the adapter's fetch is an arrow function, safe to hand on
     fetch: publicFetch.fetch,
     node: (req: IncomingMessage, res: ServerResponse): void => {
       if (isDashboardPath(req.url ?? '')) dashboardNode(req, res);
+      else if (isDocsPath((req.url ?? '').split('?')[0]!)) docsNode(req, res);
       else rest.node(req, res);
     },
   };

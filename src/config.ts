@@ -23,7 +23,8 @@ const schema = z.object({
    */
   DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
-  DOCUMENTATION_URL: z.url().default('https://aud-rates.invalid/docs'),
+  /** the `documentation` link of GET /; PUBLIC_URL/docs (served by the service) when unset */
+  DOCUMENTATION_URL: z.url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** proxies whose X-Forwarded-For and X-Forwarded-Proto are believed: addresses or CIDR ranges */
   TRUST_PROXY: z

@@ -15,6 +15,7 @@ interface Scalars {
   EmailAddress: string;
   UUID: string;
   Decimal: string;
+  SignedDecimal: string;
   Text: string;
   RateMap: RateValues;
   RateSeries: Record<string, RateValues>;

@@ -19,6 +19,8 @@ export function isPublishedCode(value: string): value is PublishedCode {
 
 export const CURRENCY_CODES = ['AUD', ...PUBLISHED_CODES] as const;
 export type CurrencyCode = (typeof CURRENCY_CODES)[number];
+/** The codes quoted against AUD, in the order every rates object is served in (/latest's). */
+export const QUOTED_CODES: readonly CurrencyCode[] = PUBLISHED_CODES;
 
 export interface CurrencyInfo {
   code: CurrencyCode;

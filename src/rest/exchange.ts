@@ -2,6 +2,7 @@
 // steps learn about it on the way in, and the answer they shape on the way out. One object per
 // request, of one shape, so the steps stay cheap.
 import type { Peer } from './client-address.js';
+import type { CsvBody } from './csv.js';
 import type { ApiKeyViewer, Context, SessionViewer } from '../schema/context.js';
 import type { PathRoutes } from './router.js';
 import type { Route } from './routes.js';
@@ -23,7 +24,8 @@ export interface RestRequest {
 /** What is sent back: shared by identical requests when it comes from the shared answers. */
 export interface Answer {
   status: number;
-  body: string | null;
+  /** JSON text, or the rows of a CSV answer written as they are produced (src/rest/csv.ts) */
+  body: string | CsvBody | null;
   /** headers that belong to the answer itself (Cache-Control, the stale headers, Allow, …) */
   headers: Record<string, string>;
   /** the body's ETag, computed once per answer by the etag step */

@@ -73,7 +73,8 @@ export function createPipeline(steps: readonly Step[]): (request: RestRequest) =
     await run(exchange);
     const { headers, answer } = exchange;
     Object.assign(headers, answer!.headers);
-    if (answer!.body !== null) headers['Content-Type'] = 'application/json; charset=utf-8';
+    // a CSV answer brings its own Content-Type (src/rest/csv.ts)
+    if (typeof answer!.body === 'string') headers['Content-Type'] = 'application/json; charset=utf-8';
     return exchange;
   };
 }

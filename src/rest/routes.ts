@@ -2,12 +2,16 @@
 // request to its variables and a mapper from its result to the JSON of docs/api.md.
 import type { DocumentNode } from 'graphql';
 import type { RateValues } from '../db/rates.js';
-import { QUOTE_NOTE } from '../domain/currencies.js';
+import { QUOTE_NOTE, QUOTED_CODES } from '../domain/currencies.js';
 import { graphql, type TadaDocumentNode } from '../graphql.js';
 import { ANONYMOUS, type ApiKeyViewer } from '../schema/context.js';
 import { datedRatesRefused, mayReadDatedRates } from '../schema/viewer-scopes.js';
 import { RawJson, ratesJson, seriesJson, type Json } from '../json.js';
+import type { ZodType } from 'zod';
 import { JsonFields } from './body.js';
+import type { RefusalCode } from './error-status.js';
+import * as Schemas from './openapi/schemas.js';
+import { CsvBody, csvRow } from './csv.js';
 import { QueryParams, checkBase, parseAmount, parseCode, parseCodeList, parseDate } from './params.js';
 
 export interface RouteRequest {
@@ -49,7 +53,38 @@ export interface Route<Result = unknown, Variables = Record<string, unknown>> {
   document: DocumentNode;
   variables(req: RouteRequest): Variables;
   respond(data: Result, req: RouteRequest): { body: Json; status?: number };
+  /** the answer as CSV, for a client whose Accept prefers text/csv (src/rest/csv.ts) */
+  csv?(data: Result, req: RouteRequest): CsvBody;
   cacheControl: string;
+  /** what the OpenAPI document says of the route (src/rest/openapi/document.ts) */
+  doc?: RouteDoc;
+}
+
+export interface ParameterDoc {
+  name: string;
+  in: 'query' | 'path';
+  required?: boolean;
+  schema: ZodType;
+  /** added to the schema's own description */
+  description?: string;
+}
+
+export interface RouteDoc {
+  summary: string;
+  description?: string;
+  parameters?: readonly ParameterDoc[];
+  requestBody?: ZodType;
+  /** the success body */
+  response: ZodType;
+  /**
+   * the error types the route answers itself; those of its `auth` (401, 429) and those of every
+   * endpoint (400 bad_request, 403 https_required, 503) are added by the document
+   */
+  errors: readonly RefusalCode[];
+  /** statuses other than 200 that answer with a body of their own (not the error envelope) */
+  otherResponses?: Readonly<Record<number, ZodType>>;
+  /** a request (query string or path) and its answer with the fixture data of test/fixtures/rba/ */
+  example?: { query?: string; path?: string; body: unknown; csv?: string };
 }
 
 /** Refuses a `variables` that returns a variable its document does not declare. */
@@ -88,7 +123,29 @@ function symbolsAndBase(params: QueryParams) {
   return symbols === undefined ? null : parseCodeList(symbols, 'symbols');
 }
 
+/** The query of /timeseries and /fluctuation: a date range, `symbols` and `base`. */
+function dateRange(search: URLSearchParams) {
+  const params = new QueryParams(search, ['start_date', 'end_date', 'symbols', 'base']);
+  const start = parseDate(params.required('start_date'), 'start_date');
+  const end = parseDate(params.required('end_date'), 'end_date');
+  return { start, end, codes: symbolsAndBase(params) };
+}
+
+/** Exact decimal strings written as JSON numbers. */
+const rawNumbers = (decimals: Record<string, string>): Record<string, RawJson> =>
+  Object.fromEntries(Object.entries(decimals).map(([name, value]) => [name, new RawJson(value)]));
+
 const NO_QUERY: readonly string[] = [];
+
+const SYMBOLS_PARAM: ParameterDoc = { name: 'symbols', in: 'query', schema: Schemas.Param.symbols };
+const BASE_PARAM: ParameterDoc = { name: 'base', in: 'query', schema: Schemas.Param.base };
+const RANGE_PARAMS: readonly ParameterDoc[] = [
+  { name: 'start_date', in: 'query', required: true, schema: Schemas.Param.date },
+  { name: 'end_date', in: 'query', required: true, schema: Schemas.Param.date, description: 'not before start_date' },
+  SYMBOLS_PARAM,
+  BASE_PARAM,
+];
+const SUBSCRIPTION_ID: ParameterDoc = { name: 'id', in: 'path', required: true, schema: Schemas.Param.id };
 
 const SUBSCRIPTIONS = '/api/webhook-subscriptions';
 /** The list fields of docs/api.md §2.11, in its order. */
@@ -113,6 +170,11 @@ export const routes: readonly Route[] = [
         version: data.version,
       },
     }),
+    doc: {
+      summary: 'Service information and the link to this documentation',
+      response: Schemas.RootResponse,
+      errors: [],
+    },
     cacheControl: 'no-cache',
   }),
   defineRoute({
@@ -131,6 +193,13 @@ export const routes: readonly Route[] = [
         next_update_expected: s.nextUpdateExpected,
       },
     }),
+    doc: {
+      summary: 'Whether the data is current (D22)',
+      description: 'Never needs a key and is never metered. A 503 (`degraded` without servable data) has the same shape as the 200.',
+      response: Schemas.StatusResponse,
+      errors: [],
+      otherResponses: { 503: Schemas.StatusResponse },
+    },
     cacheControl: 'no-cache',
   }),
   defineRoute({
@@ -150,6 +219,11 @@ export const routes: readonly Route[] = [
         note: QUOTE_NOTE,
       },
     }),
+    doc: {
+      summary: 'The supported currency codes',
+      response: Schemas.SymbolsResponse,
+      errors: [],
+    },
     cacheControl: 'public, max-age=86400',
   }),
   defineRoute({
@@ -185,6 +259,23 @@ export const routes: readonly Route[] = [
         result: new RawJson(c.result),
       },
     }),
+    doc: {
+      summary: 'Convert an amount between two currencies',
+      description:
+        'Keyed: counted against the monthly quota, and `date` may be given within the plan\'s history (D13). Without a key (free mode): the latest rates only, `free: true`, 3 requests an hour per client (D19); a `date` without a key is 401. The rate is units of `to` per unit of `from` (D15), from the newest day on which both have a rate, on or before `date` (D9).',
+      parameters: [
+        { name: 'from', in: 'query', required: true, schema: Schemas.Param.code },
+        { name: 'to', in: 'query', required: true, schema: Schemas.Param.code, description: 'not `TWI` (D15)' },
+        { name: 'amount', in: 'query', required: true, schema: Schemas.Param.amount },
+        { name: 'date', in: 'query', schema: Schemas.Param.date, description: 'only with a key' },
+      ],
+      response: Schemas.ConversionResponse,
+      errors: ['plan_restricted'],
+      example: {
+        query: '?from=USD&to=EUR&amount=100&date=2023-01-03',
+        body: { success: true, query: { from: 'USD', to: 'EUR', amount: 100 }, info: { rate: 0.937317, timestamp: 1672704000 }, date: '2023-01-03', result: 93.7317 },
+      },
+    },
     cacheControl: 'no-store',
   }),
   defineRoute({
@@ -199,6 +290,12 @@ export const routes: readonly Route[] = [
     }`),
     variables: (req) => ({ codes: symbolsAndBase(new QueryParams(req.search, ['symbols', 'base'])) }),
     respond: (data) => ({ body: ratesBody(data.latest) }),
+    doc: {
+      summary: 'The newest published rates',
+      parameters: [SYMBOLS_PARAM, BASE_PARAM],
+      response: Schemas.RatesResponse,
+      errors: [],
+    },
     cacheControl: 'no-store',
   }),
   defineRoute({
@@ -216,6 +313,13 @@ export const routes: readonly Route[] = [
       return { code: parseCode(req.params.currency!, 'the path') };
     },
     respond: (data) => ({ body: ratesBody(data.latest) }),
+    doc: {
+      summary: 'The newest published rate of one currency',
+      description: 'The newest day on which that code has a rate (D10).',
+      parameters: [{ name: 'currency', in: 'path', required: true, schema: Schemas.Param.code }],
+      response: Schemas.RatesResponse,
+      errors: ['not_found'],
+    },
     cacheControl: 'no-store',
   }),
   defineRoute({
@@ -228,12 +332,7 @@ export const routes: readonly Route[] = [
     document: graphql(`query TimeSeries($start: LocalDate!, $end: LocalDate!, $codes: [CurrencyCode!]) {
       timeSeries(startDate: $start, endDate: $end, having: $codes) { rates(codes: $codes) }
     }`),
-    variables: (req) => {
-      const params = new QueryParams(req.search, ['start_date', 'end_date', 'symbols', 'base']);
-      const start = parseDate(params.required('start_date'), 'start_date');
-      const end = parseDate(params.required('end_date'), 'end_date');
-      return { start, end, codes: symbolsAndBase(params) };
-    },
+    variables: (req) => dateRange(req.search),
     respond: (data, req) => ({
       body: {
         success: true,
@@ -244,6 +343,72 @@ export const routes: readonly Route[] = [
         rates: seriesJson(data.timeSeries.rates),
       },
     }),
+    // Columns in the order of `symbols`, else every code in /latest's order; a blank where a code was not published.
+    csv: ({ timeSeries: { rates } }, req) => {
+      const { start, end, codes } = dateRange(req.search);
+      const columns = codes ?? QUOTED_CODES;
+      return new CsvBody(`aud-rates_${start}_${end}.csv`, function* () {
+        yield csvRow(['date', ...columns]);
+        for (const date in rates) yield csvRow([date, ...columns.map((code) => rates[date]![code] ?? '')]);
+      });
+    },
+    doc: {
+      summary: 'The rates of every day with data in a date range',
+      description:
+        'Only days with data appear (D8); the range may be at most the plan\'s time-series range and start within its history (D13). With `Accept: text/csv` the answer is a CSV file (`text/csv; charset=utf-8`, LF line ends, no BOM): a header row `date,USD,EUR,…` in the order of `symbols` (every code in /latest\'s order otherwise), one row per rate day, ascending, with the digits of the JSON and an empty cell where a code was not published; errors stay JSON.',
+      parameters: RANGE_PARAMS,
+      response: Schemas.TimeSeriesResponse,
+      errors: ['plan_restricted', 'not_found'],
+      example: {
+        query: '?start_date=2023-01-01&end_date=2023-01-31&symbols=USD,EUR',
+        body: {
+          success: true, timeseries: true, start_date: '2023-01-01', end_date: '2023-01-31', base: 'AUD',
+          rates: { '2023-01-03': { USD: 0.6828, EUR: 0.64 }, '2023-01-04': { USD: 0.6811, EUR: 0.6437 } },
+        },
+        csv: 'date,USD,EUR\n2023-01-03,0.6828,0.64\n2023-01-04,0.6811,0.6437\n',
+      },
+    },
+    cacheControl: 'no-store',
+  }),
+  defineRoute({
+    name: 'Fluctuation',
+    method: 'GET',
+    cacheable: true,
+    rates: true,
+    path: '/fluctuation',
+    auth: 'key',
+    document: graphql(`query Fluctuation($start: LocalDate!, $end: LocalDate!, $codes: [CurrencyCode!]) {
+      fluctuation(startDate: $start, endDate: $end, codes: $codes) { code start_rate: startRate end_rate: endRate change change_pct: changePct min max mean days }
+    }`),
+    variables: (req) => dateRange(req.search),
+    respond: (data, req) => ({
+      body: {
+        success: true,
+        fluctuation: true,
+        start_date: req.search.get('start_date')!,
+        end_date: req.search.get('end_date')!,
+        base: 'AUD',
+        rates: Object.fromEntries(data.fluctuation.map(({ code, days, ...figures }) => [code, { ...rawNumbers(figures), days }])),
+      },
+    }),
+    doc: {
+      summary: 'How each currency moved over a date range',
+      description:
+        'Per code, over the days of the range on which it has a rate: the rate on the first and last of them, the exact change, the change in percent and the mean (both rounded half away from zero to 6 places), the lowest and highest rate and the number of days. The range rules, plan windows and errors of /timeseries apply (D8, D13); a range without any rate day is 404, a code without a rate in it is left out.',
+      parameters: RANGE_PARAMS,
+      response: Schemas.FluctuationResponse,
+      errors: ['plan_restricted', 'not_found'],
+      example: {
+        query: '?start_date=2023-01-01&end_date=2023-01-31&symbols=USD,EUR',
+        body: {
+          success: true, fluctuation: true, start_date: '2023-01-01', end_date: '2023-01-31', base: 'AUD',
+          rates: {
+            USD: { start_rate: 0.6828, end_rate: 0.6811, change: -0.0017, change_pct: -0.248975, min: 0.6811, max: 0.6828, mean: 0.68195, days: 2 },
+            EUR: { start_rate: 0.64, end_rate: 0.6437, change: 0.0037, change_pct: 0.578125, min: 0.64, max: 0.6437, mean: 0.64185, days: 2 },
+          },
+        },
+      },
+    },
     cacheControl: 'no-store',
   }),
   defineRoute({
@@ -262,6 +427,21 @@ export const routes: readonly Route[] = [
       return { date: parseDate(req.params.date!, 'the path') };
     },
     respond: (data) => ({ body: ratesBody(data.rateDay) }),
+    doc: {
+      summary: 'The rates of one date',
+      description: 'Exactly that date: a weekend, a holiday or a day the RBA did not publish is 404 (D7).',
+      parameters: [{ name: 'date', in: 'path', required: true, schema: Schemas.Param.date }],
+      response: Schemas.RatesResponse,
+      errors: ['plan_restricted', 'not_found'],
+      example: {
+        path: '/2023-01-03',
+        body: { success: true, timestamp: 1672704000, base: 'AUD', date: '2023-01-03', rates: {
+            USD: 0.6828, EUR: 0.64, GBP: 0.5656, JPY: 88.48, CNY: 4.6994, KRW: 867.16, INR: 56.51, SGD: 0.9134, NZD: 1.076, THB: 23.47,
+            MYR: 2.9975, IDR: 10635, VND: 16039, HKD: 5.3316, PHP: 38.07, CHF: 0.631, TWD: 20.97, TWI: 61.4, SDR: 0.5131,
+          },
+        },
+      },
+    },
     cacheControl: 'no-store',
   }),
   defineRoute({
@@ -280,6 +460,16 @@ export const routes: readonly Route[] = [
       return { date: parseDate(req.params.date!, 'the path'), code: parseCode(req.params.currency!, 'the path') };
     },
     respond: (data) => ({ body: ratesBody(data.rateDay) }),
+    doc: {
+      summary: 'The rate of one currency on one date',
+      parameters: [
+        { name: 'date', in: 'path', required: true, schema: Schemas.Param.date },
+        { name: 'currency', in: 'path', required: true, schema: Schemas.Param.code },
+      ],
+      response: Schemas.RatesResponse,
+      errors: ['plan_restricted', 'not_found'],
+      example: { path: '/2023-01-03/USD', body: { success: true, timestamp: 1672704000, base: 'AUD', date: '2023-01-03', rates: { USD: 0.6828 } } },
+    },
     cacheControl: 'no-store',
   }),
   // Webhook subscriptions (docs/api.md §4.2) on the same listener.
@@ -307,6 +497,13 @@ export const routes: readonly Route[] = [
         subscription: created.subscription,
       },
     }),
+    doc: {
+      summary: 'Subscribe an HTTPS URL to new publications',
+      description: 'Professional plans and above (docs/api.md §8). The signing secret is in this response only. Deliveries and their signature: see Webhooks above.',
+      requestBody: Schemas.CreateSubscriptionRequest,
+      response: Schemas.CreateSubscriptionResponse,
+      errors: ['webhooks_not_available', 'subscription_limit_reached'],
+    },
     cacheControl: 'no-store',
   }),
   defineRoute({
@@ -321,6 +518,11 @@ export const routes: readonly Route[] = [
     respond: ({ webhookSubscriptions: list }) => ({
       body: { success: true, subscriptions: list.subscriptions, limit: list.limit },
     }),
+    doc: {
+      summary: "The account's webhook subscriptions",
+      response: Schemas.SubscriptionListResponse,
+      errors: [],
+    },
     cacheControl: 'no-store',
   }),
   defineRoute({
@@ -333,6 +535,12 @@ export const routes: readonly Route[] = [
     respond: ({ deleteWebhookSubscription: id }) => ({
       body: { success: true, message: `Webhook subscription ${id} deleted; its pending deliveries are cancelled` },
     }),
+    doc: {
+      summary: 'Delete a subscription and cancel its pending deliveries',
+      parameters: [SUBSCRIPTION_ID],
+      response: Schemas.DeleteSubscriptionResponse,
+      errors: ['not_found'],
+    },
     cacheControl: 'no-store',
   }),
   defineRoute({
@@ -349,6 +557,14 @@ export const routes: readonly Route[] = [
       return { id: req.params.id!, isActive: new JsonFields(req.body!, ['isActive']).boolean('isActive') };
     },
     respond: ({ setWebhookSubscriptionActive: subscription }) => ({ body: { success: true, subscription } }),
+    doc: {
+      summary: 'Re-activate (or pause) a subscription',
+      description: '`{"isActive": true}` re-activates a subscription switched off by failures and resets its failure count (D28).',
+      parameters: [SUBSCRIPTION_ID],
+      requestBody: Schemas.UpdateSubscriptionRequest,
+      response: Schemas.UpdateSubscriptionResponse,
+      errors: ['not_found', 'webhooks_not_available'],
+    },
     cacheControl: 'no-store',
   }),
   defineRoute({
@@ -363,6 +579,12 @@ export const routes: readonly Route[] = [
     respond: ({ testWebhookSubscription: test }) => ({
       body: { success: test.delivered, responseStatus: test.responseStatus, message: test.message },
     }),
+    doc: {
+      summary: 'Send one signed rates.test delivery now',
+      parameters: [SUBSCRIPTION_ID],
+      response: Schemas.TestDeliveryResponse,
+      errors: ['not_found', 'webhooks_not_available'],
+    },
     cacheControl: 'no-store',
   }),
 ];

@@ -3,10 +3,13 @@
 // Response built (that conversion halved throughput). The fetch entry, for tests and fetch-based
 // runtimes, is a thin adapter onto the same pipeline: the same steps answer both.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Response, createServerAdapter } from '@whatwg-node/server';
 import type { Logger } from 'pino';
 import { acceptedUrl } from '../http/request-target.js';
 import { readLimited } from './body.js';
+import { CsvBody } from './csv.js';
 import type { Exchange, RestRequest } from './exchange.js';
 
 type Serve = (request: RestRequest) => Promise<Exchange>;
@@ -69,7 +72,13 @@ export function nodeEntry(serve: Serve, logger: Logger): (req: IncomingMessage, 
     serve(new NodeRequest(req, url)).then(
       ({ answer, headers, request }) => {
         res.writeHead(answer!.status, headers);
-        res.end(request.method === 'HEAD' ? undefined : (answer!.body ?? undefined));
+        const body = request.method === 'HEAD' ? null : answer!.body;
+        if (body instanceof CsvBody) {
+          // Row by row, waiting whenever the socket's buffer is full.
+          pipeline(Readable.from(body.rows(), { objectMode: false }), res).catch((error: unknown) => logger.debug({ err: error }, 'a CSV answer was cut off'));
+        } else {
+          res.end(body ?? undefined);
+        }
       },
       (error: unknown) => {
         // Last resort, for a fault no step foresaw: logged, and the connection closed rather than the process.
@@ -80,10 +89,14 @@ export function nodeEntry(serve: Serve, logger: Logger): (req: IncomingMessage, 
   };
 }
 
+/** A CSV body as a byte stream, pulled row by row. */
+const csvStream = (body: CsvBody): ReadableStream => Readable.toWeb(Readable.from(body.rows(), { objectMode: false })) as ReadableStream;
+
 /** `fetch(url, init, context)` or `fetch(request, context)`, answered by the same pipeline. */
 export function fetchEntry(serve: Serve) {
   return createServerAdapter<FetchContext>(async (request: Request, context: FetchContext) => {
     const { answer, headers } = await serve(new FetchRequest(request, context));
-    return new Response(request.method === 'HEAD' ? null : answer!.body, { status: answer!.status, headers });
+    const body = request.method === 'HEAD' ? null : answer!.body;
+    return new Response(body instanceof CsvBody ? csvStream(body) : body, { status: answer!.status, headers });
   });
 }

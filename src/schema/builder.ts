@@ -16,6 +16,7 @@ export const builder = new SchemaBuilder<{
     EmailAddress: { Input: string; Output: string };
     UUID: { Input: string; Output: string };
     Decimal: { Input: string; Output: string };
+    SignedDecimal: { Input: never; Output: string };
     Text: { Input: string; Output: string };
     RateMap: { Input: never; Output: RateValues };
     RateSeries: { Input: never; Output: Record<string, RateValues> };

@@ -4,6 +4,7 @@ import './scalars.js';
 import './currency.js';
 import './rate-day.js';
 import './conversion.js';
+import './fluctuation.js';
 import './service-status.js';
 import './account.js';
 import './api-key.js';

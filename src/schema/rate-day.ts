@@ -3,6 +3,7 @@ import type { CurrencyCode } from '../domain/currencies.js';
 import { pickRates, rateIn, type RateDay, type RateValues } from '../domain/rate-history.js';
 import { NotFoundError, ServiceUnavailableError } from '../errors.js';
 import { builder } from './builder.js';
+import type { Context } from './context.js';
 import { CurrencyCodeEnum } from './currency.js';
 import { checkHistory, checkTimeSeries } from './plan-rules.js';
 
@@ -44,6 +45,16 @@ export const TimeSeriesRef = builder.objectRef<readonly RateDay[]>('TimeSeries')
     }),
   }),
 });
+
+/**
+ * The stored days in [start, end] under the time-series rules (D8, D13): the range checked against
+ * the plan, and only days up to today in Sydney (the clock decides what "today" is).
+ */
+export async function daysInRange(ctx: Context, start: string, end: string): Promise<readonly RateDay[]> {
+  checkTimeSeries(ctx, start, end);
+  const today = sydneyDate(ctx.services.clock());
+  return (await ctx.rates.history()).between(start, end > today ? today : end);
+}
 
 function noDataFor(date: string, code?: CurrencyCode | null): NotFoundError {
   return new NotFoundError(code ? `No ${code} rate available for date ${date}` : `No data available for date ${date}`);
@@ -89,10 +100,7 @@ builder.queryFields((t) => ({
     },
     authScopes: { datedRates: true },
     resolve: async (_root, { startDate, endDate, having }, ctx) => {
-      checkTimeSeries(ctx, startDate, endDate);
-      // Only days up to today in Sydney are served (the clock decides what "today" is).
-      const today = sydneyDate(ctx.services.clock());
-      const stored = (await ctx.rates.history()).between(startDate, endDate > today ? today : endDate);
+      const stored = await daysInRange(ctx, startDate, endDate);
       const days = having ? stored.filter((day) => having.some((code) => rateIn(day.rates, code) !== undefined)) : stored;
       if (days.length === 0) throw new NotFoundError(`No data available between ${startDate} and ${endDate}`);
       return days;

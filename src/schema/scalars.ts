@@ -25,6 +25,11 @@ builder.scalarType('Decimal', {
   parseLiteral: (ast) => parseDecimal(ast.kind === Kind.STRING ? ast.value : undefined),
 });
 
+builder.scalarType('SignedDecimal', {
+  description: 'An exact decimal number that may be negative, as a string ("-0.0012"): a change between two rates.',
+  serialize: (value) => normalizeDecimal(value),
+});
+
 function parseText(value: unknown): string {
   if (typeof value !== 'string') throw new GraphQLError('Text must be a string');
   const fault = textFault(value);

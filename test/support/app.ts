@@ -12,6 +12,7 @@ import { graphql, type ResultOf, type TadaDocumentNode } from '../../src/graphql
 import { parseRbaFile, type RbaTable } from '../../src/rba/index.js';
 import { afterAll, beforeAll } from 'vitest';
 import { openTestDatabase } from './db.js';
+import { conformanceChecker, type OpenApiDocument } from './openapi-conformance.js';
 import { standIn } from './stand-in.js';
 
 export const FIXTURES = new URL('../fixtures/rba/', import.meta.url);
@@ -95,11 +96,19 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.webhookNetwork ? { webhookNetwork: options.webhookNetwork } : {}),
   });
 
-  const request: TestApp["request"] = async (path, { key, method = "GET", headers = {}, remote, body } = {}) => {
+  const send = async (path: string, { key, method = 'GET', headers = {}, remote, body }: RequestOptions = {}) => {
     const init: RequestInit = { method, headers: { ...headers, ...(key ? { Authorization: `Bearer ${key}` } : {}) } };
     if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
-    if (!remote) return app.rest.fetch(`http://rates.test${path}`, init);
-    return app.rest.fetch(`http://rates.test${path}`, init, { req: { socket: { remoteAddress: remote.address, encrypted: remote.encrypted } } });
+    if (!remote) return app.web.fetch(`http://rates.test${path}`, init);
+    return app.web.fetch(`http://rates.test${path}`, init, { req: { socket: { remoteAddress: remote.address, encrypted: remote.encrypted } } });
+  };
+  // Every answer is checked against the service's own OpenAPI document (test/support/openapi-conformance.ts).
+  let conformance: ReturnType<typeof conformanceChecker> | undefined;
+  const request: TestApp['request'] = async (path, options = {}) => {
+    conformance ??= conformanceChecker((await (await send('/openapi.json')).json()) as OpenApiDocument);
+    const response = await send(path, options);
+    await conformance(options.method ?? 'GET', path, response);
+    return response;
   };
 
   const operatorText: TestApp['operatorText'] = async (document, variables) => {

@@ -1,5 +1,6 @@
 // D24 (docs/decisions.md): every GET answer has an ETag, and If-None-Match with it is 304 with no body.
 import { hash } from 'node:crypto';
+import { CsvBody } from '../csv.js';
 import type { Step } from '../exchange.js';
 
 export function etagOf(body: string): string {
@@ -19,7 +20,8 @@ export const etag: Step = async (exchange, next) => {
   if (exchange.route!.method !== 'GET') return;
   const answer = exchange.answer!;
   // computed once per answer: a shared answer keeps its tag
-  const tag = (answer.etag ??= etagOf(answer.body ?? ''));
+  const { body } = answer;
+  const tag = (answer.etag ??= body instanceof CsvBody ? body.etag() : etagOf(body ?? ''));
   exchange.headers.ETag = tag;
   if (answer.status === 200 && matchesEtag(exchange.request.header('if-none-match'), tag)) {
     exchange.answer = { status: 304, body: null, headers: answer.headers };

@@ -7,6 +7,7 @@ import { ANONYMOUS, createContext } from '../../schema/context.js';
 import type { Services } from '../../services.js';
 import type { Step } from '../exchange.js';
 import { stringify } from '../../json.js';
+import { prefersCsv } from '../csv.js';
 import { decodeQuery } from '../params.js';
 import type { Route, RouteRequest } from '../routes.js';
 
@@ -37,7 +38,17 @@ export function runOperation(schema: GraphQLSchema, table: readonly Route[], ser
     const context = (exchange.context = createContext(services, viewer ?? session ?? ANONYMOUS));
     const result = await documents.get(route)!.query(undefined, context, variables);
     if (result.errors?.length) throw result.errors[0]!;
+    const headers: Record<string, string> = { 'Cache-Control': route.cacheControl };
+    if (route.csv) {
+      // A route with two representations says so to caches.
+      headers.Vary = 'Accept';
+      if (prefersCsv(exchange.request.header('accept'))) {
+        const table = route.csv(result.data, request);
+        exchange.answer = { status: 200, body: table, headers: { ...headers, ...table.headers() } };
+        return;
+      }
+    }
     const { body, status = 200 } = route.respond(result.data, request);
-    exchange.answer = { status, body: stringify(body), headers: { 'Cache-Control': route.cacheControl } };
+    exchange.answer = { status, body: stringify(body), headers };
   };
 }

@@ -1,6 +1,7 @@
 // Identical read requests share an answer for a second (src/rest/response-cache.ts): the answer of
 // a cacheable route depends only on its path and query, the viewer's plan, the stored rates and the
 // time. Keys, limits, usage and request ids stay per request: the steps before this one run for each.
+import { prefersCsv } from '../csv.js';
 import type { Step } from '../exchange.js';
 import { ResponseCache } from '../response-cache.js';
 
@@ -12,7 +13,9 @@ export function sharedAnswers(clock: () => Date, generation: () => number): Step
   return async (exchange, next) => {
     if (!exchange.route!.cacheable) return next(exchange);
     const { url } = exchange.request;
-    const key = `${exchange.viewer?.plan ?? '-'} ${url.pathname}${url.search}`;
+    // a route with a CSV representation keeps its JSON and CSV answers apart
+    const representation = exchange.route!.csv && prefersCsv(exchange.request.header('accept')) ? 'csv' : 'json';
+    const key = `${exchange.viewer?.plan ?? '-'} ${representation} ${url.pathname}${url.search}`;
     const shared = answers.get(key);
     if (shared) {
       exchange.answer = shared;

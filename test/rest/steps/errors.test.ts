@@ -24,7 +24,7 @@ async function answerFor(error: unknown) {
     }),
   );
   const answer = exchange.answer!;
-  return { status: answer.status, headers: answer.headers, body: JSON.parse(answer.body!) as unknown, lines };
+  return { status: answer.status, headers: answer.headers, body: JSON.parse(answer.body as string) as unknown, lines };
 }
 
 it('a domain error keeps its code and message', async () => {

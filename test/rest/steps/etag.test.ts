@@ -1,6 +1,7 @@
 // D24 (docs/decisions.md): an ETag on every GET answer; If-None-Match with it is 304 with no body.
 import { expect, it } from 'vitest';
 import { etag, etagOf } from '../../../src/rest/steps/etag.js';
+import { CsvBody } from '../../../src/rest/csv.js';
 import { answering, recordingNext, routedExchange } from './support.js';
 
 const BODY = '{"success":true,"rates":{"USD":"0.65"}}';
@@ -58,4 +59,18 @@ it('a change (POST) has no ETag', async () => {
   const exchange = routedExchange('CreateWebhookSubscription', '/api/webhook-subscriptions', { method: 'POST' });
   await etag(exchange, answering(BODY));
   expect(exchange.headers.ETag).toBeUndefined();
+});
+
+it('tags a CSV answer by its bytes, hashed row by row, and answers 304 to that tag', async () => {
+  const rows = ['date,USD\n', '2023-01-03,0.6828\n'];
+  const answeringCsv = () =>
+    recordingNext((exchange) => {
+      exchange.answer = { status: 200, body: new CsvBody('aud-rates.csv', () => rows), headers: { 'Cache-Control': 'no-store' } };
+    });
+  const exchange = routedExchange('TimeSeries', '/timeseries');
+  await etag(exchange, answeringCsv());
+  expect(exchange.headers.ETag).toBe(etagOf(rows.join('')));
+  const revalidated = routedExchange('TimeSeries', '/timeseries', { headers: { 'If-None-Match': etagOf(rows.join('')) } });
+  await etag(revalidated, answeringCsv());
+  expect(revalidated.answer).toEqual({ status: 304, body: null, headers: { 'Cache-Control': 'no-store' } });
 });

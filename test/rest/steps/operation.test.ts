@@ -2,6 +2,7 @@
 // docs/api.md from its result.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BadRequestError } from '../../../src/errors.js';
+import { CsvBody } from '../../../src/rest/csv.js';
 import { routes } from '../../../src/rest/routes.js';
 import { runOperation } from '../../../src/rest/steps/operation.js';
 import { schema } from '../../../src/schema/index.js';
@@ -24,7 +25,7 @@ it('answers a route with its document run and its mapper applied', async () => {
   await step(exchange, recordingNext());
   expect(exchange.answer!.status).toBe(200);
   expect(exchange.answer!.headers).toEqual({ 'Cache-Control': 'no-cache' });
-  expect(JSON.parse(exchange.answer!.body!)).toMatchObject({ success: true, documentation: 'https://docs.example.test/api', version: VERSION });
+  expect(JSON.parse(exchange.answer!.body as string)).toMatchObject({ success: true, documentation: 'https://docs.example.test/api', version: VERSION });
 });
 
 it('reads the rates with the request context, kept for the steps on the way back', async () => {
@@ -32,7 +33,7 @@ it('reads the rates with the request context, kept for the steps on the way back
   exchange.params = { date: '2023-01-03', currency: 'USD' };
   exchange.viewer = { kind: 'apiKey', accountId: 'a', keyId: 'k', plan: 'business', billingDay: 1 };
   await step(exchange, recordingNext());
-  expect(JSON.parse(exchange.answer!.body!)).toMatchObject({ success: true, date: '2023-01-03', base: 'AUD', rates: { USD: expect.any(Number) } });
+  expect(JSON.parse(exchange.answer!.body as string)).toMatchObject({ success: true, date: '2023-01-03', base: 'AUD', rates: { USD: expect.any(Number) } });
   expect((await exchange.context!.rates.history()).newestDate).not.toBeNull();
 });
 
@@ -41,4 +42,34 @@ it('throws a parameter fault before running anything', async () => {
   exchange.viewer = { kind: 'apiKey', accountId: 'a', keyId: 'k', plan: 'business', billingDay: 1 };
   await expect(step(exchange, recordingNext())).rejects.toBeInstanceOf(BadRequestError);
   expect(exchange.context).toBeNull();
+});
+
+it('answers a route with a CSV representation as CSV when Accept prefers it, JSON otherwise, Vary: Accept on both', async () => {
+  const target = '/timeseries?start_date=2023-01-03&end_date=2023-01-04&symbols=USD,EUR';
+  const viewer = { kind: 'apiKey', accountId: 'a', keyId: 'k', plan: 'business', billingDay: 1 } as const;
+  const csv = routedExchange('TimeSeries', target, { headers: { Accept: 'text/csv' } });
+  csv.viewer = viewer;
+  await step(csv, recordingNext());
+  const table = csv.answer!.body;
+  expect(table).toBeInstanceOf(CsvBody);
+  expect(csv.answer!.headers).toEqual({
+    'Cache-Control': 'no-store',
+    Vary: 'Accept',
+    'Content-Type': 'text/csv; charset=utf-8',
+    'Content-Disposition': 'attachment; filename="aud-rates_2023-01-03_2023-01-04.csv"',
+  });
+  expect([...(table as CsvBody).rows()][0]).toBe('date,USD,EUR\n');
+
+  const json = routedExchange('TimeSeries', target, { headers: { Accept: 'application/json, text/csv;q=0.5' } });
+  json.viewer = viewer;
+  await step(json, recordingNext());
+  expect(json.answer!.headers).toEqual({ 'Cache-Control': 'no-store', Vary: 'Accept' });
+  expect(JSON.parse(json.answer!.body as string)).toMatchObject({ success: true, timeseries: true });
+});
+
+it('a route without a CSV representation answers JSON to Accept: text/csv', async () => {
+  const exchange = routedExchange('Root', '/', { headers: { Accept: 'text/csv' } });
+  await step(exchange, recordingNext());
+  expect(exchange.answer!.headers).toEqual({ 'Cache-Control': 'no-cache' });
+  expect(typeof exchange.answer!.body).toBe('string');
 });

@@ -2,7 +2,7 @@
 import { expect, it } from 'vitest';
 import type { ApiKeyViewer } from '../../../src/schema/context.js';
 import { sharedAnswers } from '../../../src/rest/steps/shared-answers.js';
-import { answering, routedExchange } from './support.js';
+import { answering, routedExchange, type RequestParts } from './support.js';
 
 function setUp() {
   let now = new Date('2026-05-12T03:00:00Z');
@@ -76,4 +76,24 @@ it('keeps no refusal and nothing of a route that may not share', async () => {
   const again = answering();
   await step(status(), again);
   expect(again.calls).toBe(1);
+});
+
+it('keeps the JSON and CSV answers of a route with two representations apart', async () => {
+  const { step } = setUp();
+  const series = (parts: RequestParts = {}) => {
+    const exchange = routedExchange('TimeSeries', '/timeseries?start_date=2023-01-03&end_date=2023-01-04', parts);
+    exchange.viewer = viewer('business');
+    return exchange;
+  };
+  await step(series(), answering('{"json":true}'));
+  const csv = answering('date,USD\n');
+  const asCsv = series({ headers: { Accept: 'text/csv' } });
+  await step(asCsv, csv);
+  expect(csv.calls).toBe(1);
+  const csvAgain = series({ headers: { Accept: 'text/csv' } });
+  await step(csvAgain, answering());
+  expect(csvAgain.answer!.body).toBe('date,USD\n');
+  const jsonAgain = series({ headers: { Accept: 'application/json' } });
+  await step(jsonAgain, answering());
+  expect(jsonAgain.answer!.body).toBe('{"json":true}');
 });

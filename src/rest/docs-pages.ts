@@ -1,0 +1,124 @@
+// GET /openapi.json and GET /docs, beside the REST facade: the OpenAPI document and the page that
+// renders it with Scalar's API reference. The renderer is the standalone bundle of the
+// @scalar/api-reference package, served from this origin like everything the page loads (its
+// default web fonts are turned off), so the page asks nothing of any other origin. No key, never
+// metered, cacheable.
+import { hash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { requestIdFrom } from '../http/request-id.js';
+import type { AnsweredRequest } from '../metrics.js';
+import { errorEnvelope } from './error-status.js';
+
+export const OPENAPI_PATH = '/openapi.json';
+export const DOCS_PATH = '/docs';
+const RENDERER_PATH = '/docs/scalar.js';
+
+/** The page may load from this origin only; Scalar writes its styles into the page. */
+export const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "font-src 'self' data:",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export function isDocsPath(pathname: string): boolean {
+  return pathname === OPENAPI_PATH || pathname === DOCS_PATH || pathname === RENDERER_PATH;
+}
+
+const ALLOW = 'GET, HEAD, OPTIONS';
+
+interface Asset {
+  body: string;
+  etag: string;
+  headers: Record<string, string>;
+}
+
+const asset = (body: string, headers: Record<string, string>): Asset => ({ body, etag: `"${hash('sha1', body, 'base64url')}"`, headers });
+
+/** The page: Scalar's bundle mounts itself on the script element that names the document. */
+function docsPage(title: string): string {
+  // No web fonts, no hosted AI agent (it would call Scalar's servers), no link to Scalar's hosted client or its developer toolbar.
+  const configuration = JSON.stringify({ withDefaultFonts: false, agent: { disabled: true }, hideClientButton: true, showDeveloperTools: 'never', telemetry: false });
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+</head>
+<body>
+<script id="api-reference" data-url="${OPENAPI_PATH}" data-configuration="${configuration.replaceAll('"', '&quot;')}"></script>
+<script src="${RENDERER_PATH}"></script>
+</body>
+</html>
+`;
+}
+
+/**
+ * The handler of the three paths; `document` is the OpenAPI document, made once at start-up. Each
+ * answer is counted in the operators' metrics like the facade's (its path is its own route).
+ */
+export function createDocsPages(document: object, title: string, metrics: { request(answered: AnsweredRequest): void }) {
+  const renderer = readFileSync(createRequire(import.meta.url).resolve('@scalar/api-reference/browser/standalone.js'), 'utf8');
+  const assets = new Map<string, Asset>([
+    [OPENAPI_PATH, asset(JSON.stringify(document), { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' })],
+    [DOCS_PATH, asset(docsPage(title), { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'public, max-age=300', 'Content-Security-Policy': DOCS_CSP, 'Referrer-Policy': 'no-referrer', 'X-Content-Type-Options': 'nosniff' })],
+    [RENDERER_PATH, asset(renderer, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' })],
+  ]);
+
+  return (request: Request): Response => {
+    const started = performance.now();
+    const response = answer(request);
+    const route = new URL(request.url).pathname;
+    metrics.request({ route, method: request.method, status: response.status, seconds: (performance.now() - started) / 1000, cached: false, refusal: null });
+    return response;
+  };
+
+  function answer(request: Request): Response {
+    const headers: Record<string, string> = { 'X-Request-Id': requestIdFrom(request.headers.get('x-request-id')) };
+    const found = assets.get(new URL(request.url).pathname)!;
+    if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...headers, Allow: ALLOW } });
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      const { status, body } = errorEnvelope('method_not_allowed', `${request.method} is not allowed here; use ${ALLOW}`);
+      return new Response(body, { status, headers: { ...headers, Allow: ALLOW, 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' } });
+    }
+    Object.assign(headers, found.headers, { ETag: found.etag });
+    const matches = request.headers.get('if-none-match')?.split(',').some((tag) => [found.etag, `W/${found.etag}`, '*'].includes(tag.trim()));
+    if (matches) return new Response(null, { status: 304, headers });
+    return new Response(request.method === 'HEAD' ? null : found.body, { status: 200, headers });
+  }
+}
+
+/** The two documentation paths as operations of the document itself. */
+export const DOCS_OPERATIONS = {
+  [OPENAPI_PATH]: {
+    get: {
+      operationId: 'OpenApiDocument',
+      summary: 'This document (OpenAPI 3.1)',
+      tags: ['Service'],
+      security: [],
+      responses: {
+        200: { description: 'The document', headers: { ETag: { $ref: '#/components/headers/ETag' } }, content: { 'application/json': { schema: { type: 'object' } } } },
+        304: { description: 'Not modified' },
+      },
+    },
+  },
+  [DOCS_PATH]: {
+    get: {
+      operationId: 'DocsPage',
+      summary: 'This document, rendered for people',
+      tags: ['Service'],
+      security: [],
+      responses: {
+        200: { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } },
+        304: { description: 'Not modified' },
+      },
+    },
+  },
+};

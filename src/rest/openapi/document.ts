@@ -1,0 +1,187 @@
+// The OpenAPI 3.1 document, generated at start-up from the route table (src/rest/routes.ts): each
+// route's path, method, parameters and `doc`, the response bodies of ./schemas.ts through zod's JSON
+// Schema output, and the status codes docs/api.md §4.1 and the decisions give each endpoint.
+import { readFileSync } from 'node:fs';
+import { z, type ZodType } from 'zod';
+import { ERROR_STATUS, type RefusalCode } from '../error-status.js';
+import type { Route } from '../routes.js';
+import { errorEnvelope } from './schemas.js';
+
+/** What a user needs beyond the schema (quote direction, days, plans, errors, webhooks), in markdown. */
+export const API_GUIDE = readFileSync(new URL('./guide.md', import.meta.url), 'utf8');
+
+export const API_TITLE = 'AUD exchange rates API';
+
+const SCHEMA_TARGET = { target: 'draft-2020-12', unrepresentable: 'throw' } as const;
+const COMPONENT = (id: string) => `#/components/schemas/${id}`;
+
+type Json = Record<string, unknown>;
+
+/** A schema as JSON Schema: a reference when it has an id (it is among the components), inline otherwise. */
+function jsonSchema(schema: ZodType): Json {
+  const id = z.globalRegistry.get(schema)?.id;
+  if (id) return { $ref: COMPONENT(id) };
+  const inline = z.toJSONSchema(schema, SCHEMA_TARGET) as Json;
+  delete inline.$schema; // the document's jsonSchemaDialect says it once
+  return inline;
+}
+
+const header = (description: string, schema: Json = { type: 'string' }) => ({ description, schema });
+
+const HEADERS = {
+  'X-Request-Id': header('A unique id for the request, on every response (D21); quote it when asking for help'),
+  ETag: header('The version of the answer: send it back in If-None-Match to get a 304 when it has not changed'),
+  'Cache-Control': header('`no-store` on keyed answers, `no-cache` on / and /status, `public, max-age=86400` on /symbols'),
+  'X-RateLimit-Limit-Monthly': header("The plan's monthly quota (Free: its one-time allowance, D16)", { type: 'integer' }),
+  'X-RateLimit-Remaining-Monthly': header('Requests left in this billing period', { type: 'integer' }),
+  'X-RateLimit-Reset': header('When the quota (keyed) or the hourly window (free mode) resets; left out on Free (D17)', { type: 'string', format: 'date-time' }),
+  'X-RateLimit-Limit': header('Free-mode /convert: requests allowed per window (3)', { type: 'integer' }),
+  'X-RateLimit-Remaining': header('Free-mode /convert: requests left in this window', { type: 'integer' }),
+  'X-RateLimit-Window': header('Free-mode /convert: the window, in seconds (3600)', { type: 'integer' }),
+  'X-Data-Stale': header('`true` when the newest stored rates are older than they should be (D23)', { type: 'string', enum: ['true'] }),
+  'X-RBA-Source-Date': header('With X-Data-Stale: the date of the newest rates served', { type: 'string', format: 'date' }),
+  'Retry-After': header('Seconds until a retry may succeed', { type: 'integer' }),
+  'WWW-Authenticate': header('`Bearer`'),
+  Allow: header('The methods the path answers'),
+  'Content-Disposition': header('`attachment; filename="aud-rates_<start>_<end>.csv"`'),
+} as const;
+type HeaderName = keyof typeof HEADERS;
+const headerRefs = (names: readonly HeaderName[]) => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  304: 'Not modified: the If-None-Match ETag still matches',
+  400: 'Bad request',
+  401: 'Missing or invalid API key',
+  403: 'Refused',
+  404: 'Not found',
+  429: 'Quota or limit used up',
+  503: 'The service cannot answer now',
+};
+
+/** The error types a route can answer: its own, those its authentication and metering bring, and those of every endpoint. */
+function errorTypes(route: Route): RefusalCode[] {
+  // Every route refuses unknown and repeated query parameters (400), plain HTTP (D20) and may be unable to answer (D12).
+  const types: RefusalCode[] = [...route.doc!.errors, 'bad_request', 'https_required', 'service_unavailable'];
+  if (route.auth === 'key' || route.auth === 'optional') types.push('unauthorized', 'invalid_api_key', 'account_suspended', 'rate_limit_exceeded');
+  if (route.auth === 'account') types.push('invalid_api_key', 'account_suspended');
+  return types;
+}
+
+function rateLimitHeaders(route: Route): HeaderName[] {
+  if (route.auth === 'key') return ['X-RateLimit-Limit-Monthly', 'X-RateLimit-Remaining-Monthly', 'X-RateLimit-Reset'];
+  if (route.auth === 'optional') {
+    return ['X-RateLimit-Limit-Monthly', 'X-RateLimit-Remaining-Monthly', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Window', 'X-RateLimit-Reset'];
+  }
+  return [];
+}
+
+function responsesOf(route: Route): Json {
+  const doc = route.doc!;
+  const isGet = route.method === 'GET';
+  const freshness: HeaderName[] = route.rates ? ['X-Data-Stale', 'X-RBA-Source-Date'] : [];
+  const successHeaders: HeaderName[] = ['X-Request-Id', 'Cache-Control', ...(isGet ? (['ETag'] as const) : []), ...rateLimitHeaders(route), ...freshness];
+  const content: Json = { 'application/json': { schema: jsonSchema(doc.response), ...(doc.example ? { example: doc.example.body } : {}) } };
+  if (route.csv) {
+    content['text/csv'] = { schema: { type: 'string', description: 'with `Accept: text/csv`' }, ...(doc.example?.csv ? { example: doc.example.csv } : {}) };
+    successHeaders.push('Content-Disposition');
+  }
+  const responses: Json = { 200: { description: STATUS_TEXT[200], headers: headerRefs(successHeaders), content } };
+  if (isGet) responses[304] = { description: STATUS_TEXT[304], headers: headerRefs(['X-Request-Id', 'ETag']) };
+
+  const byStatus = new Map<number, string[]>();
+  for (const type of new Set(errorTypes(route))) {
+    const status = ERROR_STATUS[type];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), type]);
+  }
+  for (const [status, types] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const envelope = jsonSchema(errorEnvelope(status, types as [string, ...string[]]));
+    const own = doc.otherResponses?.[status];
+    const extra: HeaderName[] = status === 401 ? ['WWW-Authenticate'] : status === 429 ? ['Retry-After', ...rateLimitHeaders(route)] : [];
+    responses[status] = {
+      description: `${STATUS_TEXT[status]}: ${types.map((t) => `\`${t}\``).join(', ')}`,
+      headers: headerRefs(['X-Request-Id', ...extra]),
+      content: { 'application/json': { schema: own ? { anyOf: [jsonSchema(own), envelope] } : envelope } },
+    };
+  }
+  return responses;
+}
+
+function operationOf(route: Route): Json {
+  const doc = route.doc!;
+  const security = route.auth === 'none' ? [] : route.auth === 'optional' ? [{}, { bearer: [] }] : [{ bearer: [] }];
+  return {
+    operationId: route.name,
+    summary: doc.summary,
+    ...(doc.description ? { description: doc.description } : {}),
+    tags: [route.auth === 'account' ? 'Webhook subscriptions' : route.auth === 'none' ? 'Service' : 'Rates'],
+    security,
+    ...(doc.parameters?.length
+      ? {
+          parameters: doc.parameters.map((p) => {
+            const schema = jsonSchema(p.schema);
+            return {
+              name: p.name,
+              in: p.in,
+              required: p.required ?? false,
+              ...(p.description ? { description: p.description } : {}),
+              schema,
+            };
+          }),
+        }
+      : {}),
+    ...(doc.requestBody ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(doc.requestBody) } } } } : {}),
+    responses: responsesOf(route),
+  };
+}
+
+/** `/latest/:currency` as OpenAPI writes it, `/latest/{currency}`. */
+export const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, '{$1}');
+
+export interface DocumentOptions {
+  /** the service's public origin (PUBLIC_URL) */
+  serverUrl: string;
+  version: string;
+  /** the document's description: markdown, what a user needs beyond the schema */
+  guide: string;
+  /** operations served beside the route table (the document itself, the docs page) */
+  extraPaths?: Json;
+}
+
+export function openApiDocument(table: readonly Route[], options: DocumentOptions): Json {
+  const paths: Record<string, Json> = {};
+  for (const route of table) {
+    if (!route.doc) throw new Error(`Route ${route.name} has no doc for the OpenAPI document`);
+    (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operationOf(route);
+  }
+  const { schemas } = z.toJSONSchema(z.globalRegistry, { ...SCHEMA_TARGET, uri: COMPONENT }) as { schemas: Record<string, Json> };
+  for (const schema of Object.values(schemas)) delete schema.$schema;
+  return {
+    openapi: '3.1.1',
+    info: {
+      title: API_TITLE,
+      version: options.version,
+      description: options.guide,
+    },
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    servers: [{ url: options.serverUrl }],
+    tags: [
+      { name: 'Rates', description: 'Keyed data endpoints, metered against the monthly quota' },
+      { name: 'Service', description: 'No key, never metered' },
+      { name: 'Webhook subscriptions', description: 'docs/api.md §4.2: the account’s own subscriptions, with its API key' },
+    ],
+    paths: { ...paths, ...options.extraPaths },
+    components: {
+      schemas,
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer <key>` (docs/api.md §5)' } },
+      headers: HEADERS,
+      responses: {
+        MethodNotAllowed: {
+          description: 'Any method but GET, HEAD and OPTIONS on a data endpoint, or one a webhook path does not take: `method_not_allowed`, with an `Allow` header',
+          headers: headerRefs(['Allow', 'X-Request-Id']),
+          content: { 'application/json': { schema: jsonSchema(errorEnvelope(405, ['method_not_allowed'])) } },
+        },
+      },
+    },
+  };
+}

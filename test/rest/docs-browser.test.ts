@@ -1,0 +1,65 @@
+// GET /docs in a real browser (Debian's Chromium driven by playwright-core): the page renders the
+// service's OpenAPI document with the bundled Scalar renderer, and every request it makes goes to
+// the service's own origin (or is inline: data:, blob:), fonts included. A screenshot is saved in
+// test-output/ (git-ignored).
+import { existsSync, mkdirSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { LISTENER_LIMITS } from '../../src/http/limits.js';
+import { createListener } from '../../src/http/server.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOTS = new URL('../../test-output/', import.meta.url);
+
+let t: TestApp;
+let server: Server;
+let origin: string;
+let browser: Browser;
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) return;
+  t = await startTestApp();
+  server = createListener((req, res) => t.app.web.node(req, res), { limits: LISTENER_LIMITS, logger: pino({ level: 'silent' }) });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  server?.closeAllConnections();
+  await new Promise((done) => server?.close(done));
+  await t?.close();
+});
+
+it.skipIf(!existsSync(CHROMIUM))('renders the API reference from this origin only', { timeout: 120_000 }, async () => {
+  const requested: string[] = [];
+  const failures: string[] = [];
+  const violations: string[] = [];
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  page.on('request', (request) => requested.push(request.url()));
+  page.on('requestfailed', (request) => failures.push(`${request.url()} ${request.failure()?.errorText}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
+
+  await page.goto(`${origin}/docs`);
+  // The guide's headings and the operations are rendered from /openapi.json.
+  await page.getByText('Quote direction and precision').first().waitFor({ timeout: 60_000 });
+  await page.getByText('How each currency moved over a date range').first().waitFor({ timeout: 30_000 });
+  await page.waitForTimeout(3_000); // whatever the page asks for after rendering is asked by then
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: new URL('docs.png', SCREENSHOTS).pathname });
+
+  expect(requested).toContain(`${origin}/openapi.json`);
+  expect(requested.filter((url) => !url.startsWith(`${origin}/`) && !/^(data|blob):/.test(url))).toEqual([]);
+  expect(failures).toEqual([]);
+  expect(violations).toEqual([]);
+  await context.close();
+});
