@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { decodePathSegment } from './params.js';
 import type { Route } from './routes.js';
 
@@ -52,14 +53,12 @@ export function pathsOf(table: readonly Route[]): PathRoutes[] {
 export function createRouter(table: readonly Route[]): (pathname: string) => RouteMatch | null {
   const compiled = pathsOf(table).map((path) => ({ path, first: path.routes[0]!, segments: segmentsOf(path.routes[0]!.path) }));
   // Most requests repeat a few paths: each is matched once (a match is never changed by callers).
-  const known = new Map<string, RouteMatch | null>();
+  // A path that matches nothing is remembered too, boxed, since the cache holds no null.
+  const matchesByPath = new LRUCache<string, { match: RouteMatch | null }>({ max: MAX_KNOWN_PATHS });
   return (pathname) => {
-    let found = known.get(pathname);
-    if (found === undefined) {
-      if (known.size >= MAX_KNOWN_PATHS) known.clear();
-      known.set(pathname, (found = matchPath(pathname)));
-    }
-    return found;
+    let known = matchesByPath.get(pathname);
+    if (known === undefined) matchesByPath.set(pathname, (known = { match: matchPath(pathname) }));
+    return known.match;
   };
 
   function matchPath(pathname: string): RouteMatch | null {
