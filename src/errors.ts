@@ -1,6 +1,6 @@
 // Expected failures of the domain: plain errors, each with a stable `code` from one closed list.
 // Nothing here speaks HTTP or GraphQL: the REST facade maps every code to a status in one table
-// (src/rest/error-status.ts), the internal GraphQL endpoint shows the code as `extensions.code`,
+// (src/http/error-status.ts), the internal GraphQL endpoint shows the code as `extensions.code`,
 // and the CLI and the jobs catch them like any other error.
 
 /** Every code a domain error can carry. A new one does not compile until the facade's table maps it. */

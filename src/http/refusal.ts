@@ -3,7 +3,7 @@
 // answer, since what follows on it cannot be trusted to start a new request.
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { DomainError } from '../errors.js';
-import { errorEnvelope, type RefusalCode } from '../rest/error-status.js';
+import { errorEnvelope, type RefusalCode } from './error-status.js';
 import { requestIdFrom } from './request-id.js';
 
 export interface Refusal {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { requestIdFrom } from '../http/request-id.js';
 import type { AnsweredRequest } from '../metrics.js';
-import { errorEnvelope } from './error-status.js';
+import { errorEnvelope } from '../http/error-status.js';
 
 export const OPENAPI_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';

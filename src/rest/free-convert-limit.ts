@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { countInWindow } from '../db/quota.js';
 import { secondsUntil } from '../domain/calendar.js';
-import { RateLimitedError } from './http-errors.js';
+import { RateLimitedError } from '../http/http-errors.js';
 
 export const FREE_CONVERT_LIMIT = 3;
 export const FREE_CONVERT_WINDOW_SECONDS = 3600;

@@ -14,7 +14,7 @@ import { billingPeriod, type BillingPeriod } from '../domain/billing.js';
 import { secondsUntil } from '../domain/calendar.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
 import { ServiceUnavailableError } from '../errors.js';
-import { RateLimitedError } from './http-errors.js';
+import { RateLimitedError } from '../http/http-errors.js';
 import type { ApiKeyViewer } from '../schema/context.js';
 
 interface Waiter {

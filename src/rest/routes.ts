@@ -9,7 +9,7 @@ import { datedRatesRefused, mayReadDatedRates } from '../schema/viewer-scopes.js
 import { RawJson, ratesJson, seriesJson, type Json } from '../json.js';
 import type { ZodType } from 'zod';
 import { JsonFields } from './body.js';
-import type { RefusalCode } from './error-status.js';
+import type { RefusalCode } from '../http/error-status.js';
 import * as Schemas from './openapi/schemas.js';
 import { CsvBody, csvRow } from './csv.js';
 import { QueryParams, checkBase, parseAmount, parseCode, parseCodeList, parseDate } from './params.js';

@@ -3,7 +3,7 @@
 // Schema output, and the status codes docs/api.md §4.1 and the decisions give each endpoint.
 import { readFileSync } from 'node:fs';
 import { z, type ZodType } from 'zod';
-import { ERROR_STATUS, type RefusalCode } from '../error-status.js';
+import { ERROR_STATUS, type RefusalCode } from '../../http/error-status.js';
 import type { Route } from '../routes.js';
 import { errorEnvelope } from './schemas.js';
 

@@ -4,9 +4,9 @@
 import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
 import { DomainError } from '../../errors.js';
-import { errorEnvelope, type RefusalCode } from '../error-status.js';
+import { errorEnvelope, type RefusalCode } from '../../http/error-status.js';
 import type { Answer, Step } from '../exchange.js';
-import { HttpError } from '../http-errors.js';
+import { HttpError } from '../../http/http-errors.js';
 
 function refusal(code: RefusalCode, info: string, headers: Record<string, string>): Answer {
   const { status, body } = errorEnvelope(code, info);

@@ -1,7 +1,7 @@
 // D20 (docs/decisions.md): TLS on the socket, or a trusted proxy saying https; plain HTTP only from
 // this machine.
 import type { Step } from '../exchange.js';
-import { HttpsRequiredError } from '../http-errors.js';
+import { HttpsRequiredError } from '../../http/http-errors.js';
 
 export const requireHttps: Step = (exchange, next) => {
   const { request, peer } = exchange;

@@ -3,7 +3,7 @@ import { GraphQLError } from 'graphql';
 import { pino } from 'pino';
 import { expect, it } from 'vitest';
 import { BadRequestError, InvalidApiKeyError, PlanRestrictedError } from '../../../src/errors.js';
-import { MethodNotAllowedError, RateLimitedError } from '../../../src/rest/http-errors.js';
+import { MethodNotAllowedError, RateLimitedError } from '../../../src/http/http-errors.js';
 import { errorEnvelopes } from '../../../src/rest/steps/errors.js';
 import { exchangeOf, recordingNext } from './support.js';
 

@@ -1,7 +1,7 @@
 // D20 (docs/decisions.md): TLS, or a trusted proxy saying https; plain HTTP only from this machine.
 import { expect, it } from 'vitest';
 import { parseTrustedProxies } from '../../../src/rest/client-address.js';
-import { HttpsRequiredError } from '../../../src/rest/http-errors.js';
+import { HttpsRequiredError } from '../../../src/http/http-errors.js';
 import { identifyClient } from '../../../src/rest/steps/client.js';
 import { requireHttps } from '../../../src/rest/steps/https.js';
 import { exchangeOf, recordingNext, type RequestParts } from './support.js';

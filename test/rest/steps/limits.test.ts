@@ -1,7 +1,7 @@
 // D11 (docs/decisions.md): quotas and limits are granted last, only to a request about to succeed.
 import { expect, it } from 'vitest';
 import { NotFoundError } from '../../../src/errors.js';
-import { RateLimitedError } from '../../../src/rest/http-errors.js';
+import { RateLimitedError } from '../../../src/http/http-errors.js';
 import type { RequestLimits } from '../../../src/rest/limits.js';
 import { limits } from '../../../src/rest/steps/limits.js';
 import { answering, recordingNext, routedExchange } from './support.js';

@@ -1,6 +1,6 @@
 // docs/api.md §4, D25 (docs/decisions.md): HEAD is GET; other methods a path does not answer are 405 with Allow.
 import { expect, it } from 'vitest';
-import { MethodNotAllowedError } from '../../../src/rest/http-errors.js';
+import { MethodNotAllowedError } from '../../../src/http/http-errors.js';
 import { checkMethod } from '../../../src/rest/steps/method.js';
 import { exchangeOf, recordingNext, routeNamed } from './support.js';
 
