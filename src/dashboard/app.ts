@@ -9,7 +9,9 @@ import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 
 import type { Logger } from 'pino';
 import type { VNode } from 'preact';
 import type { Account } from '../db/database.js';
-import { DomainError, RateLimitExceededError } from '../errors.js';
+import { CURRENCY_CODES } from '../domain/currencies.js';
+import { PLAN_LIMITS, PLANS_WITH_WEBHOOKS } from '../domain/plans.js';
+import { BadRequestError, DomainError, RateLimitExceededError } from '../errors.js';
 import { readLimited } from '../rest/body.js';
 import { identifyPeer, type Peer, type TrustedProxies } from '../rest/client-address.js';
 import { createContext, type Services, type SessionViewer } from '../schema/context.js';
@@ -30,6 +32,9 @@ import {
   type PageAssets,
   type SignedInFrame,
 } from './pages.js';
+import { parseCurrencyList } from './currency-list.js';
+import { UsagePage, type PeriodUsage, type UsageData } from './usage-page.js';
+import { DeleteSubscriptionPage, WebhooksPage, type CreateForm, type ListedSubscription, type WebhooksData, type WebhooksNotice } from './webhooks-page.js';
 
 export interface DashboardOptions {
   schema: GraphQLSchema;
@@ -94,6 +99,28 @@ const DOCUMENTS = {
   keys: 'query { sessionAccount { email status planLimits { name apiKeys } apiKeys { id prefix lastFour status createdAt lastUsedOn } } }',
   createKey: 'mutation { createSessionApiKey { key } }',
   revokeKey: 'mutation($id: Text!) { revokeSessionApiKey(id: $id) { id } }',
+  usage: `query {
+    sessionAccount { email status planLimits { name resets } usage { current { ...period } previous { ...period } } }
+  }
+  fragment period on PeriodUsage {
+    from to totalRequests days { day requests } byEndpoint { endpoint requests } byKey { keyId prefix lastFour requests } byOutcome { outcome requests }
+  }`,
+  webhooks: `query {
+    sessionAccount { email status planLimits { name } }
+    webhookSubscriptions {
+      limit
+      subscriptions {
+        id url currencies description isActive failureCount lastSuccessAt createdAt
+        recentDeliveries { deliveryId event rateDate attempt attemptedAt durationMs httpStatus error delivered nextAttemptAt }
+      }
+    }
+  }`,
+  createWebhook: `mutation($input: CreateWebhookSubscriptionInput!) {
+    createWebhookSubscription(input: $input) { signingSecret subscription { url } }
+  }`,
+  testWebhook: 'mutation($id: Text!) { testWebhookSubscription(id: $id) { delivered responseStatus message } }',
+  setWebhookActive: 'mutation($id: Text!, $isActive: Boolean!) { setWebhookSubscriptionActive(id: $id, isActive: $isActive) { id } }',
+  deleteWebhook: 'mutation($id: Text!) { deleteWebhookSubscription(id: $id) }',
 } as const;
 type Operation = keyof typeof DOCUMENTS;
 
@@ -105,7 +132,29 @@ interface OperationData {
   createKey: { createSessionApiKey: { key: string } };
   revokeKey: { revokeSessionApiKey: { id: string } };
   overview: { sessionAccount: OverviewData['account'] & Pick<Account, 'status'>; serviceStatus: OverviewData['status'] };
+  usage: {
+    sessionAccount: Pick<Account, 'email' | 'status'> & {
+      planLimits: { name: string; resets: boolean };
+      usage: { current: PeriodUsage; previous: PeriodUsage | null };
+    };
+  };
+  webhooks: {
+    sessionAccount: Pick<Account, 'email' | 'status'> & { planLimits: { name: string } };
+    webhookSubscriptions: { limit: number; subscriptions: ListedSubscription[] };
+  };
+  createWebhook: { createWebhookSubscription: { signingSecret: string; subscription: { url: string } } };
+  testWebhook: { testWebhookSubscription: { delivered: boolean; responseStatus: number; message: string } };
+  setWebhookActive: { setWebhookSubscriptionActive: { id: string } };
+  deleteWebhook: { deleteWebhookSubscription: string };
 }
+
+/** The first plan with webhooks, which a plan without them is shown. */
+const WEBHOOKS_UPGRADE = PLAN_LIMITS[PLANS_WITH_WEBHOOKS[0]!];
+/** "every currency" today: every served code but the base */
+const ALL_CURRENCIES = CURRENCY_CODES.length - 1;
+
+/** A refusal's status on a page; every other code is 403 (the plan, the account's state, the operator's). */
+const DOMAIN_STATUS: Record<string, number> = { bad_request: 400, sign_in_required: 401, not_found: 404, service_unavailable: 503 };
 
 /** A refusal the dashboard answers with a page of its own. */
 class PageRefusal extends Error {
@@ -148,6 +197,10 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
       variableValues: variables,
     });
     const error = result.errors?.[0];
+    // Without a path the error is the request's own: a variable refused while coerced, which a
+    // form can cause only with text the store cannot hold (a NUL, for one).
+    if (error && error.path === undefined)
+      throw new BadRequestError('A field holds text that cannot be stored (such as a NUL character). Remove it and try again.');
     if (error) throw error.originalError ?? error;
     return result.data as unknown as OperationData[O];
   }
@@ -215,6 +268,36 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
     return KeysPage({ assets: ASSETS, frame: frameOf(req, data.account, 'keys'), data, ...(created ? { created } : {}) });
   }
 
+  async function usagePage(req: DashboardRequest, session: SessionViewer): Promise<VNode> {
+    const { sessionAccount: account } = await run('usage', {}, session);
+    const data: UsageData = { planName: account.planLimits.name, resets: account.planLimits.resets, ...account.usage };
+    return UsagePage({ assets: ASSETS, frame: frameOf(req, account, 'usage'), data });
+  }
+
+  async function webhooksOf(session: SessionViewer): Promise<WebhooksData & { account: Pick<Account, 'email' | 'status'> }> {
+    const { sessionAccount: account, webhookSubscriptions: list } = await run('webhooks', {}, session);
+    return {
+      account,
+      planName: account.planLimits.name,
+      limit: list.limit,
+      upgrade: WEBHOOKS_UPGRADE,
+      allCurrencies: ALL_CURRENCIES,
+      subscriptions: list.subscriptions,
+    };
+  }
+
+  async function webhooksPage(req: DashboardRequest, session: SessionViewer, extra: { notice?: WebhooksNotice; form?: CreateForm } = {}): Promise<VNode> {
+    const data = await webhooksOf(session);
+    return WebhooksPage({ assets: ASSETS, frame: frameOf(req, data.account, 'webhooks'), data, ...extra });
+  }
+
+  /** A state-changing form from a signed-in page: same origin, then the CSRF token. */
+  async function signedInForm(req: DashboardRequest): Promise<{ session: SessionViewer; form: URLSearchParams }> {
+    checkSameOrigin(req);
+    const form = await formOf(req);
+    return { session: checkCsrf(req, form), form };
+  }
+
   type Handler = (req: DashboardRequest) => Promise<Response>;
   const routes: Record<string, Partial<Record<'GET' | 'POST', Handler>>> = {
     '/dashboard': {
@@ -274,9 +357,7 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
         return page(200, await keysPage(req, session));
       },
       POST: async (req) => {
-        checkSameOrigin(req);
-        const form = await formOf(req);
-        const session = checkCsrf(req, form);
+        const { session, form } = await signedInForm(req);
         const before = await keysOf(session);
         const active = before.keys.filter((k) => k.status === 'active').length;
         // Free and Starter hold one key: replacing it must be confirmed, as the old one stops at once.
@@ -296,11 +377,64 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
         return page(200, RevokeKeyPage({ assets: ASSETS, frame: frameOf(req, account, 'keys'), keyToRevoke: key }));
       },
       POST: async (req) => {
-        checkSameOrigin(req);
-        const form = await formOf(req);
-        const session = checkCsrf(req, form);
+        const { session, form } = await signedInForm(req);
         await run('revokeKey', { id: form.get('id') ?? '' }, session);
         return redirect('/dashboard/keys');
+      },
+    },
+    '/dashboard/usage': {
+      GET: async (req) => page(200, await usagePage(req, signedIn(req))),
+    },
+    '/dashboard/webhooks': {
+      GET: async (req) => page(200, await webhooksPage(req, signedIn(req))),
+      POST: async (req) => {
+        const { session, form } = await signedInForm(req);
+        const sent: CreateForm = { url: (form.get('url') ?? '').trim(), currencies: form.get('currencies') ?? '', description: form.get('description') ?? '' };
+        try {
+          const currencies = parseCurrencyList(sent.currencies);
+          const input = { url: sent.url, ...(currencies ? { currencies } : {}), ...(sent.description.trim() !== '' ? { description: sent.description } : {}) };
+          const { createWebhookSubscription: created } = await run('createWebhook', { input }, session);
+          return page(200, await webhooksPage(req, session, { notice: { created: { url: created.subscription.url, signingSecret: created.signingSecret } } }));
+        } catch (error) {
+          if (!(error instanceof BadRequestError)) throw error;
+          // The form again with what was sent (cut to what its fields hold) and why it was refused.
+          const kept = { url: sent.url.slice(0, 2048), currencies: sent.currencies.slice(0, 400), description: sent.description.slice(0, 200) };
+          return page(400, await webhooksPage(req, session, { form: { ...kept, error: error.message } }));
+        }
+      },
+    },
+    '/dashboard/webhooks/test': {
+      POST: async (req) => {
+        const { session, form } = await signedInForm(req);
+        const id = form.get('id') ?? '';
+        const { testWebhookSubscription: test } = await run('testWebhook', { id }, session);
+        const data = await webhooksOf(session);
+        const url = data.subscriptions.find((s) => s.id === id)?.url ?? 'The receiver';
+        return page(200, WebhooksPage({ assets: ASSETS, frame: frameOf(req, data.account, 'webhooks'), data, notice: { test: { url, ...test } } }));
+      },
+    },
+    '/dashboard/webhooks/active': {
+      POST: async (req) => {
+        const { session, form } = await signedInForm(req);
+        const active = form.get('active');
+        if (active !== 'true' && active !== 'false')
+          throw new PageRefusal(400, 'Request refused', 'This form must say whether to pause or re-activate. Reload the page and try again.');
+        await run('setWebhookActive', { id: form.get('id') ?? '', isActive: active === 'true' }, session);
+        return redirect('/dashboard/webhooks');
+      },
+    },
+    '/dashboard/webhooks/delete': {
+      GET: async (req) => {
+        const session = signedIn(req);
+        const data = await webhooksOf(session);
+        const subscription = data.subscriptions.find((s) => s.id === req.url.searchParams.get('id'));
+        if (!subscription) throw new PageRefusal(404, 'Subscription not found', 'This account has no webhook subscription with that id.');
+        return page(200, DeleteSubscriptionPage({ assets: ASSETS, frame: frameOf(req, data.account, 'webhooks'), subscription }));
+      },
+      POST: async (req) => {
+        const { session, form } = await signedInForm(req);
+        await run('deleteWebhook', { id: form.get('id') ?? '' }, session);
+        return redirect('/dashboard/webhooks');
       },
     },
     '/dashboard/sign-out': {
@@ -359,8 +493,9 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
       return page(429, MessagePage({ assets: ASSETS, title: 'Too many requests', message: error.message }), error.headers);
     }
     if (error instanceof DomainError) {
-      const status = error.code === 'bad_request' ? 400 : error.code === 'not_found' ? 404 : error.code === 'sign_in_required' ? 401 : 403;
-      return page(status, MessagePage({ assets: ASSETS, title: status === 404 ? 'Not found' : 'Request refused', message: error.message }));
+      const status = DOMAIN_STATUS[error.code] ?? 403;
+      const title = status === 404 ? 'Not found' : status === 503 ? 'Try again later' : 'Request refused';
+      return page(status, MessagePage({ assets: ASSETS, title, message: error.message }));
     }
     logger.error({ err: error }, 'dashboard request failed');
     return page(503, MessagePage({ assets: ASSETS, title: 'Try again later', message: 'The dashboard could not answer just now. Try again in a moment.' }));

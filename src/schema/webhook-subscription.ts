@@ -3,25 +3,27 @@
 // src/jobs/webhook-deliveries.ts's.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { lockAccount } from '../db/accounts.js';
-import type { WebhookSubscription } from '../db/database.js';
+import type { Plan, WebhookSubscription } from '../db/database.js';
 import {
   countSubscriptions,
   deleteSubscription,
   findSubscription,
   insertAttempts,
   insertSubscription,
+  listRecentAttempts,
   listSubscriptions,
   setSubscriptionActive,
+  type RecentAttempt,
 } from '../db/webhooks.js';
 import { CURRENCY_CODES } from '../domain/currencies.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
-import { BadRequestError, InvalidApiKeyError, NotFoundError, ServiceUnavailableError } from '../errors.js';
+import { AccountSuspendedError, BadRequestError, InvalidApiKeyError, NotFoundError, ServiceUnavailableError } from '../errors.js';
 import { deliveryPayload } from '../webhooks/payload.js';
 import { generateSigningSecret } from '../webhooks/secret-box.js';
 import { signedDelivery } from '../webhooks/sign.js';
 import { parseWebhookUrl, resolveWebhookTarget } from '../webhooks/target.js';
 import { builder } from './builder.js';
-import type { Context, Viewer } from './context.js';
+import type { Context } from './context.js';
 import { CurrencyCodeEnum } from './currency.js';
 import { checkSubscriptionLimit, checkWebhooksAvailable } from './plan-rules.js';
 
@@ -29,10 +31,24 @@ import { checkSubscriptionLimit, checkWebhooksAvailable } from './plan-rules.js'
 const ALL_CODES = CURRENCY_CODES.filter((code) => code !== 'AUD');
 const MAX_DESCRIPTION = 200;
 const SUBSCRIPTION_ID = /^[0-9a-f]{32}$/;
+/** how many attempts a subscription lists as its recent deliveries */
+const RECENT_ATTEMPTS = 50;
 
-function requireViewer(ctx: Context): Viewer {
-  if (!ctx.viewer) throw new InvalidApiKeyError('Webhook subscriptions need an API key: send Authorization: Bearer <key>');
-  return ctx.viewer;
+/** Whose subscriptions these are: the account behind the API key, or the dashboard session's. */
+interface Owner {
+  accountId: string;
+  plan: Plan;
+  /** only a session can belong to a suspended account: a suspended account's keys are refused before this */
+  suspended: boolean;
+}
+
+function requireViewer(ctx: Context): Owner {
+  if (ctx.viewer) return { accountId: ctx.viewer.accountId, plan: ctx.viewer.plan, suspended: false };
+  if (ctx.session) {
+    const { account } = ctx.session;
+    return { accountId: account.id, plan: account.plan, suspended: account.status === 'suspended' };
+  }
+  throw new InvalidApiKeyError('Webhook subscriptions need an API key: send Authorization: Bearer <key>');
 }
 
 const noSuchSubscription = (id: string) => new NotFoundError(`No webhook subscription ${id}`);
@@ -44,6 +60,24 @@ async function ownSubscription(ctx: Context, id: string): Promise<WebhookSubscri
   if (!subscription) throw noSuchSubscription(id);
   return subscription;
 }
+
+const WebhookEventEnum = builder.enumType('WebhookEvent', { values: { RATES_PUBLISHED: { value: 'rates.published' }, RATES_TEST: { value: 'rates.test' } } });
+
+const WebhookAttemptRef = builder.objectRef<RecentAttempt>('WebhookAttempt').implement({
+  description: 'One attempt to deliver an event to a subscription (D28 in docs/decisions.md)',
+  fields: (t) => ({
+    deliveryId: t.exposeString('deliveryId', { description: 'The X-ExchangeRates-Delivery id, the same on every retry' }),
+    event: t.expose('event', { type: WebhookEventEnum }),
+    rateDate: t.expose('rateDate', { type: 'LocalDate' }),
+    attempt: t.exposeInt('attempt', { description: '1 for the first attempt' }),
+    attemptedAt: t.expose('attemptedAt', { type: 'DateTime' }),
+    durationMs: t.exposeInt('durationMs'),
+    httpStatus: t.exposeInt('httpStatus', { nullable: true, description: "The receiver's status; null when it gave none" }),
+    error: t.exposeString('error', { nullable: true }),
+    delivered: t.boolean({ resolve: (a) => a.outcome === 'delivered' }),
+    nextAttemptAt: t.expose('nextAttemptAt', { type: 'DateTime', nullable: true, description: 'When the delivery is tried again, if it will be' }),
+  }),
+});
 
 export const WebhookSubscriptionRef = builder.objectRef<WebhookSubscription>('WebhookSubscription').implement({
   description: 'Where new publications are pushed. The signing secret is never part of it.',
@@ -60,6 +94,11 @@ export const WebhookSubscriptionRef = builder.objectRef<WebhookSubscription>('We
     failureCount: t.exposeInt('failure_count', { description: 'Consecutive failed delivery attempts' }),
     lastSuccessAt: t.expose('last_success_at', { type: 'DateTime', nullable: true }),
     createdAt: t.expose('created_at', { type: 'DateTime' }),
+    recentDeliveries: t.field({
+      type: [WebhookAttemptRef],
+      description: `The latest ${RECENT_ATTEMPTS} delivery attempts, test deliveries included, newest first`,
+      resolve: (s, _args, ctx) => listRecentAttempts(ctx.services.db, s.id, RECENT_ATTEMPTS),
+    }),
   }),
 });
 
@@ -137,6 +176,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const viewer = requireViewer(ctx);
+      if (viewer.suspended) throw new AccountSuspendedError('The account is suspended: no new webhook subscriptions can be created');
       const { webhooks, db } = ctx.services;
       // D11: the request's own faults (400) before the plan's (403).
       const url = parseWebhookUrl(input.url, webhooks.policy.allowPrivate);
@@ -166,7 +206,7 @@ builder.mutationFields((t) => ({
   }),
   deleteWebhookSubscription: t.field({
     type: 'String',
-    description: 'Removes one of the viewer\'s subscriptions and its pending deliveries; returns its id',
+    description: "Removes one of the viewer's subscriptions and its pending deliveries; returns its id",
     args: { id: t.arg({ type: 'Text', required: true }) },
     resolve: async (_root, { id }, ctx) => {
       const viewer = requireViewer(ctx);
