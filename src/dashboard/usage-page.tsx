@@ -36,13 +36,13 @@ const dayLabel = (day: string) => shortDate.format(new Date(`${day}T00:00:00Z`))
 
 /** A round number at or above `n`, so the axis reads 0 – 50 rather than 0 – 47. */
 function axisTop(n: number): number {
-  if (n <= 5) return 5;
+  if (n <= 4) return 4;
   const magnitude = 10 ** Math.floor(Math.log10(n));
   const step = [1, 2, 2.5, 5, 10].find((s) => s * magnitude >= n)!;
   return step * magnitude;
 }
 
-const CHART = { width: 640, height: 220, left: 44, right: 8, top: 10, bottom: 28 };
+const CHART = { width: 640, height: 220, left: 60, right: 8, top: 12, bottom: 30 };
 
 /** Bars of the current period's days, each beside the same day of the previous period. */
 function UsageChart({ current, previous, resets }: { current: PeriodUsage; previous: PeriodUsage | null; resets: boolean }) {
@@ -51,7 +51,8 @@ function UsageChart({ current, previous, resets }: { current: PeriodUsage; previ
   const plotWidth = CHART.width - CHART.left - CHART.right;
   const plotHeight = CHART.height - CHART.top - CHART.bottom;
   const slot = plotWidth / slots;
-  const barWidth = previous ? slot * 0.4 : slot * 0.7;
+  // a few days (Free's first ones) make wide slots: bars stay bars
+  const barWidth = Math.min(previous ? slot * 0.4 : slot * 0.7, 24);
   const y = (requests: number) => CHART.top + plotHeight - (requests / top) * plotHeight;
   const bar = (d: { day: string; requests: number }, x: number, series: string, what: string) => (
     <rect
@@ -73,7 +74,7 @@ function UsageChart({ current, previous, resets }: { current: PeriodUsage; previ
       <svg viewBox={`0 0 ${CHART.width} ${CHART.height}`} role="img" aria-labelledby="chart-title chart-desc">
         <title id="chart-title">Requests per day</title>
         <desc id="chart-desc">{description}</desc>
-        {[0, top / 2, top].map((tick) => (
+        {[0, top / 2, top].filter(Number.isInteger).map((tick) => (
           <g key={tick} class="tick">
             <line x1={CHART.left} x2={CHART.width - CHART.right} y1={y(tick)} y2={y(tick)} />
             <text x={CHART.left - 6} y={y(tick) + 4} text-anchor="end">

@@ -64,7 +64,7 @@ function Deliveries({ subscription }: { subscription: ListedSubscription }) {
         <p class="muted">Nothing delivered yet. Send a test, or wait for the next publication.</p>
       ) : (
         <div class="table-scroll">
-          <table>
+          <table class="deliveries">
             <thead>
               <tr>
                 <th scope="col">When</th>
@@ -83,15 +83,19 @@ function Deliveries({ subscription }: { subscription: ListedSubscription }) {
             <tbody>
               {attempts.map((a) => (
                 <tr key={`${a.deliveryId}-${a.attempt}`}>
-                  <td>
+                  <td data-label="When">
                     <When at={a.attemptedAt} />
                   </td>
-                  <td>{EVENT_NAMES[a.event]}</td>
-                  <td>{a.rateDate}</td>
-                  <td class="number">{a.attempt}</td>
-                  <td class={a.delivered ? '' : 'error'}>{a.httpStatus !== null ? `HTTP ${a.httpStatus}` : (a.error ?? 'No answer')}</td>
-                  <td class="number">{`${count.format(a.durationMs)} ms`}</td>
-                  <td>{a.nextAttemptAt ? <When at={a.nextAttemptAt} /> : '—'}</td>
+                  <td data-label="Event">{EVENT_NAMES[a.event]}</td>
+                  <td data-label="Rate date">{a.rateDate}</td>
+                  <td data-label="Attempt" class="number">
+                    {a.attempt}
+                  </td>
+                  <td data-label="Result" class={a.delivered ? '' : 'error'}>
+                    {a.httpStatus !== null ? `HTTP ${a.httpStatus}` : (a.error ?? 'No answer')}
+                  </td>
+                  <td data-label="Duration" class="number">{`${count.format(a.durationMs)} ms`}</td>
+                  <td data-label="Next retry">{a.nextAttemptAt ? <When at={a.nextAttemptAt} /> : '—'}</td>
                 </tr>
               ))}
             </tbody>
@@ -139,7 +143,7 @@ function Subscription({ frame, subscription, allCurrencies }: { frame: SignedInF
             {s.isActive ? 'Pause' : 'Re-activate'}
           </button>
         </form>
-        <a href={`/dashboard/webhooks/delete?id=${encodeURIComponent(s.id)}`} aria-label={`Delete ${s.url}`}>
+        <a class="danger" href={`/dashboard/webhooks/delete?id=${encodeURIComponent(s.id)}`} aria-label={`Delete ${s.url}`}>
           Delete
         </a>
       </div>

@@ -64,7 +64,7 @@ it('refuses bodies over 16 KiB, not UTF-8, or not a form on every form, changing
   const { browser, csrf, keyId, subscriptionId } = await professional(email);
   const before = await stateOf(email);
   const form = new URLSearchParams({ csrf, id: subscriptionId, active: 'false', url: 'https://127.0.0.1:9/other', email, confirm: 'yes' }).toString();
-  const bodies: [string, string | Uint8Array, string][] = [
+  const bodies: [string, string | Uint8Array<ArrayBuffer>, string][] = [
     ['17 KiB', `${form}&pad=${'x'.repeat(17 * 1024)}`, 'application/x-www-form-urlencoded'],
     ['not UTF-8', Uint8Array.from([...Buffer.from(`${form}&description=`), 0xff, 0xfe, 0xc3]), 'application/x-www-form-urlencoded'],
     ['JSON', JSON.stringify({ csrf: 'nope', id: keyId }), 'application/json'],
