@@ -3,7 +3,7 @@
 // and outcome; Free's one allowance since sign-up (D35 in docs/decisions.md). Only the signed-in
 // account's own requests are counted.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Browser, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
+import { Browser, pageText, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
 
 let t: DashboardApp;
 beforeAll(async () => {
@@ -22,14 +22,6 @@ async function signedIn(email: string): Promise<Browser> {
 async function accountIdOf(email: string): Promise<string> {
   return (await t.db.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirstOrThrow()).id;
 }
-
-/** The text of a page with its tags taken out and its spaces made single, for reading numbers off. */
-const textOf = (html: string) =>
-  html
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&amp;/g, '&')
-    .replace(/&#39;/g, "'")
-    .replace(/\s+/g, ' ');
 
 it("charts this period's days beside the previous period's, and splits this period by endpoint, key and outcome", async () => {
   const email = 'usage@example.com';
@@ -62,7 +54,7 @@ it("charts this period's days beside the previous period's, and splits this peri
   const response = await browser.get('/dashboard/usage');
   expect(response.status).toBe(200);
   const html = await response.text();
-  const text = textOf(html);
+  const text = pageText(html);
   expect(text).toContain('This billing period runs from 2026-05-05 to 2026-06-04.');
   expect(text).toContain('This period 7 requests');
   expect(text).toContain('Previous period 11 requests');
@@ -92,7 +84,7 @@ it("shows Free's one-time allowance since sign-up, with no previous period", asy
   expect((await t.request('/latest', { key })).status).toBe(200);
   await t.app.usage.flush();
   const html = await (await browser.get('/dashboard/usage')).text();
-  const text = textOf(html);
+  const text = pageText(html);
   expect(text).toContain("The Free plan's requests are a one-time allowance that never resets");
   expect(text).toContain('Since sign-up 1 request');
   expect(text).not.toContain('Previous period');
@@ -102,7 +94,7 @@ it("shows Free's one-time allowance since sign-up, with no previous period", asy
 
 it('says so when nothing was requested, and sends a signed-out visitor to sign in', async () => {
   const browser = await signedIn('idle@example.com');
-  const text = textOf(await (await browser.get('/dashboard/usage')).text());
+  const text = pageText(await (await browser.get('/dashboard/usage')).text());
   expect(text).toContain("No requests with this account's keys yet.");
   const anonymous = await new Browser(t).get('/dashboard/usage');
   expect(anonymous.status).toBe(303);

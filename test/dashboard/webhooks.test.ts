@@ -6,17 +6,10 @@
 import type { RbaDay } from '../../src/rba/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
-import { Browser, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
+import { Browser, pageText, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
 import { tableResolver } from '../support/dns.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
-const textOf = (html: string) =>
-  html
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&amp;/g, '&')
-    .replace(/&#39;/g, "'")
-    .replace(/&quot;/g, '"')
-    .replace(/\s+/g, ' ');
 const secretOf = (html: string) => /id="signing-secret" type="text" readonly value="(whsec_[A-Za-z0-9_-]{43})"/.exec(html)?.[1];
 const day = (date: string): RbaDay => ({ date, rates: { USD: '0.6543', EUR: '0.6012', TWI: '61.40' } });
 
@@ -62,7 +55,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
   async function create(browser: Browser, csrf: string, path: string, fields: Record<string, string> = {}) {
     const response = await browser.post('/dashboard/webhooks', { csrf, url: receiver.url(path), ...fields });
     const html = await response.text();
-    expect(response.status, textOf(html).slice(0, 400)).toBe(200);
+    expect(response.status, pageText(html).slice(0, 400)).toBe(200);
     const secret = secretOf(html)!;
     receiver.setSecret(path, secret);
     const id = /name="id" value="([0-9a-f]{32})"/.exec(html)![1]!;
@@ -71,18 +64,18 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
 
   it('creates a subscription showing its signing secret once, and lists its health', async () => {
     const { browser, email, csrf } = await signedIn('professional');
-    const empty = textOf(await (await browser.get('/dashboard/webhooks')).text());
+    const empty = pageText(await (await browser.get('/dashboard/webhooks')).text());
     expect(empty).toContain('Subscriptions (0 of 3)');
     expect(empty).toContain('No subscriptions yet.');
     const { secret, html } = await create(browser, csrf, '/created', { currencies: 'usd, EUR  jpy', description: 'Pricing service ✓' });
     expect(secret).toMatch(/^whsec_/);
-    expect(textOf(html)).toContain('Copy it now: it is not shown again');
+    expect(pageText(html)).toContain('Copy it now: it is not shown again');
     expect(await subscriptionsOf(email)).toEqual([
       expect.objectContaining({ url: receiver.url('/created'), currencies: ['USD', 'EUR', 'JPY'], description: 'Pricing service ✓', is_active: true }),
     ]);
     const listed = await (await browser.get('/dashboard/webhooks')).text();
     expect(listed).not.toContain(secret);
-    const text = textOf(listed);
+    const text = pageText(listed);
     expect(text).toContain('Subscriptions (1 of 3)');
     expect(text).toContain(`${receiver.url('/created')} Pricing service ✓ Status Active Last success Never Currencies USD, EUR, JPY`);
     expect(text).toContain('Recent deliveries (0)');
@@ -95,7 +88,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
     const { id } = await create(browser, csrf, '/tested');
     const ok = await browser.post('/dashboard/webhooks/test', { csrf, id });
     expect(ok.status).toBe(200);
-    const text = textOf(await ok.text());
+    const text = pageText(await ok.text());
     expect(text).toContain(`Test delivered ${receiver.url('/tested')} answered HTTP 200.`);
     expect(receiver.deliveries).toHaveLength(1);
     expect(receiver.deliveries[0]!.signatureValid).toBe(true);
@@ -103,7 +96,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
     expect(text).toMatch(/Recent deliveries \(1\) When Event Rate date Attempt Result Duration Next retry .+ UTC rates\.test 2026-05-12 1 HTTP 200 \d+ ms —/);
 
     receiver.behave('/tested', { status: 500 });
-    const failed = textOf(await (await browser.post('/dashboard/webhooks/test', { csrf, id })).text());
+    const failed = pageText(await (await browser.post('/dashboard/webhooks/test', { csrf, id })).text());
     expect(failed).toContain(`Test failed ${receiver.url('/tested')} answered HTTP 500.`);
     // a test changes no health (D28)
     expect(failed).toContain('Status Active Last success Never');
@@ -121,19 +114,19 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
     } finally {
       t.setNow('2026-05-12T07:00:00Z');
     }
-    const failing = textOf(await (await browser.get('/dashboard/webhooks')).text());
+    const failing = pageText(await (await browser.get('/dashboard/webhooks')).text());
     expect(failing).toContain('Status Failing (1 in a row)');
     expect(failing).toMatch(/rates\.published 2026-05-13 1 HTTP 503 \d+ ms 13 May 2026 at 07:01 UTC/);
 
     expect((await browser.post('/dashboard/webhooks/active', { csrf, id, active: 'false' })).status).toBe(303);
-    const paused = textOf(await (await browser.get('/dashboard/webhooks')).text());
+    const paused = pageText(await (await browser.get('/dashboard/webhooks')).text());
     expect(paused).toContain('Status Paused');
     expect(paused).toContain('Re-activate');
     expect(await subscriptionsOf(email)).toEqual([expect.objectContaining({ is_active: false, failure_count: 1 })]);
 
     expect((await browser.post('/dashboard/webhooks/active', { csrf, id, active: 'true' })).status).toBe(303);
     expect(await subscriptionsOf(email)).toEqual([expect.objectContaining({ is_active: true, failure_count: 0 })]);
-    expect(textOf(await (await browser.get('/dashboard/webhooks')).text())).toContain('Status Active');
+    expect(pageText(await (await browser.get('/dashboard/webhooks')).text())).toContain('Status Active');
   });
 
   it('deletes only after the confirmation page', async () => {
@@ -142,8 +135,8 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
     const confirm = await browser.get(`/dashboard/webhooks/delete?id=${id}`);
     expect(confirm.status).toBe(200);
     const html = await confirm.text();
-    expect(textOf(html)).toContain('Delete this subscription?');
-    expect(textOf(html)).toContain('This cannot be undone.');
+    expect(pageText(html)).toContain('Delete this subscription?');
+    expect(pageText(html)).toContain('This cannot be undone.');
     expect(await subscriptionsOf(email)).toHaveLength(1);
     const deleted = await browser.post('/dashboard/webhooks/delete', { csrf: Browser.csrfOf(html), id });
     expect(deleted.status).toBe(303);
@@ -156,13 +149,13 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
     for (const plan of ['free', 'starter']) {
       const { browser, email, csrf } = await signedIn(plan);
       const html = await (await browser.get('/dashboard/webhooks')).text();
-      const text = textOf(html);
+      const text = pageText(html);
       expect(text).toContain('Webhooks come with the Professional plan and above');
       expect(text).toContain('up to 3 HTTPS addresses');
       expect(html).not.toContain('action="/dashboard/webhooks"');
       const forced = await browser.post('/dashboard/webhooks', { csrf, url: receiver.url('/forced') });
       expect(forced.status).toBe(403);
-      expect(textOf(await forced.text())).toContain('Webhook subscriptions are not available on the');
+      expect(pageText(await forced.text())).toContain('Webhook subscriptions are not available on the');
       expect(await subscriptionsOf(email)).toHaveLength(0);
     }
   });
@@ -170,7 +163,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
   it("replaces the form with the reason at the plan's count, and refuses a forced creation", async () => {
     const { browser, email, csrf } = await signedIn('professional');
     for (const path of ['/a', '/b', '/c']) await create(browser, csrf, path);
-    const text = textOf(await (await browser.get('/dashboard/webhooks')).text());
+    const text = pageText(await (await browser.get('/dashboard/webhooks')).text());
     expect(text).toContain('The Professional plan allows 3 webhook subscriptions: delete one to add another.');
     expect((await browser.post('/dashboard/webhooks', { csrf, url: receiver.url('/d') })).status).toBe(403);
     expect(await subscriptionsOf(email)).toHaveLength(3);
@@ -179,7 +172,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
   it('a suspended account sees why and cannot create', async () => {
     const { browser, email, csrf } = await signedIn('professional');
     await t.operator('mutation($e: EmailAddress!) { setAccountStatus(email: $e, status: suspended) { id } }', { e: email });
-    const text = textOf(await (await browser.get('/dashboard/webhooks')).text());
+    const text = pageText(await (await browser.get('/dashboard/webhooks')).text());
     expect(text).toContain('The account is suspended: no new webhook subscriptions can be created.');
     const forced = await browser.post('/dashboard/webhooks', { csrf, url: receiver.url('/suspended') });
     expect(forced.status).toBe(403);
@@ -230,7 +223,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
       const html = await response.text();
       const label = JSON.stringify(fields).slice(0, 60);
       expect(response.status, label).toBe(400);
-      expect(textOf(html), label).toMatch(reason);
+      expect(pageText(html), label).toMatch(reason);
       expect(html, label).toContain('<form method="post" action="/dashboard/webhooks"');
       expect(html, label).not.toContain('whsec_');
     }
