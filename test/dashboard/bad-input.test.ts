@@ -164,3 +164,24 @@ it('refuses to replace the single Free key on any confirmation but "yes", keepin
   }
   expect(await stateOf('free-confirm@example.com')).toEqual(before);
 });
+
+it('refuses every form posted from another site, even with the right CSRF token, changing nothing', async () => {
+  const email = 'cross-site@example.com';
+  const { browser, csrf, keyId, subscriptionId } = await professional(email);
+  const before = await stateOf(email);
+  const foreign: Record<string, string>[] = [
+    { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' },
+    { Origin: 'https://evil.example', 'Sec-Fetch-Site': '' },
+    { Origin: 'http://rates.test.evil.example', 'Sec-Fetch-Site': '' },
+    { 'Sec-Fetch-Site': 'same-site' },
+  ];
+  for (const path of FORMS) {
+    const id = path.startsWith('/dashboard/webhooks') ? subscriptionId : keyId;
+    for (const headers of foreign) {
+      const response = await browser.post(path, { csrf, id, confirm: 'yes', active: 'false', url: 'https://127.0.0.1:9/x' }, headers);
+      expect(response.status, `${path} ${JSON.stringify(headers)}`).toBe(403);
+      expect(await expectRefusalPage(response, path)).toContain('This form was sent from another site.');
+    }
+  }
+  expect(await stateOf(email)).toEqual(before);
+});
