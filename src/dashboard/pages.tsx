@@ -377,7 +377,7 @@ export function RevokeKeyPage({ assets, frame, keyToRevoke }: { assets: PageAsse
       <section class="card narrow stack">
         <h1>Revoke {name}?</h1>
         <p>Requests with this key are refused at once (401 invalid_api_key). This cannot be undone.</p>
-        <form method="post" action="/dashboard/keys/revoke">
+        <form method="post" action="/dashboard/keys/revoke" class="actions">
           <input type="hidden" name="csrf" value={frame.csrfToken} />
           <input type="hidden" name="id" value={keyToRevoke.id} />
           <button type="submit" class="danger">

@@ -285,7 +285,7 @@ export function DeleteSubscriptionPage({ assets, frame, subscription }: { assets
         <h1>Delete this subscription?</h1>
         <p class="url">{subscription.url}</p>
         <p>It receives nothing more, and its pending retries and delivery history go with it. This cannot be undone.</p>
-        <form method="post" action="/dashboard/webhooks/delete">
+        <form method="post" action="/dashboard/webhooks/delete" class="actions">
           <input type="hidden" name="csrf" value={frame.csrfToken} />
           <input type="hidden" name="id" value={subscription.id} />
           <button type="submit" class="danger">
