@@ -4,7 +4,7 @@
 // are Sydney dates; a period's days are the Sydney dates from its first day (D17 in
 // docs/decisions.md) to the day before the next period's first. Free has one allowance that never
 // resets (D35): its one period runs from the account's first day to today.
-import { accountUsage, type AccountUsageRow } from '../db/usage.js';
+import { accountDailyTotals, accountUsageGroups, type AccountUsageGroup } from '../db/usage.js';
 import { billingPeriod } from '../domain/billing.js';
 import { addDays, daysBetween, sydneyDate } from '../domain/calendar.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
@@ -43,19 +43,23 @@ function tally<T extends { requests: number }>(into: Map<string, T>, key: string
 
 const busiestFirst = <T extends { requests: number }>(entries: Map<string, T>) => [...entries.values()].sort((a, b) => b.requests - a.requests);
 
-/** The usage of one period from the account's rows (which may span more than it). Pure. */
-export function summarisePeriod(rows: readonly AccountUsageRow[], range: PeriodRange): PeriodUsage {
-  const inRange = rows.filter((r) => r.day >= range.from && r.day <= range.to);
-  const perDay = new Map<string, number>();
+/**
+ * The usage of one period: its days from the account's daily totals (which may span more than
+ * it), its groups from those of its own range. Pure.
+ */
+export function summarisePeriod(daily: readonly { day: string; requests: number }[], groups: readonly AccountUsageGroup[], range: PeriodRange): PeriodUsage {
+  const perDay = new Map(daily.filter((d) => d.day >= range.from && d.day <= range.to).map((d) => [d.day, d.requests]));
   const byEndpoint = new Map<string, PeriodUsage['byEndpoint'][number]>();
   const byKey = new Map<string, PeriodUsage['byKey'][number]>();
   const byOutcome = new Map<string, PeriodUsage['byOutcome'][number]>();
-  for (const row of inRange) {
-    perDay.set(row.day, (perDay.get(row.day) ?? 0) + row.requests);
-    tally(byEndpoint, row.endpoint, row.requests, () => ({ endpoint: row.endpoint, requests: 0 }));
-    tally(byKey, row.key_id, row.requests, () => ({ keyId: row.key_id, prefix: row.key_prefix, lastFour: row.key_last_four, requests: 0 }));
-    const outcome = outcomeOf(row.status);
-    tally(byOutcome, outcome, row.requests, () => ({ outcome, requests: 0 }));
+  for (const group of groups) {
+    const { endpoint, key_id: keyId, status, requests } = group;
+    if (endpoint !== null) tally(byEndpoint, endpoint, requests, () => ({ endpoint, requests: 0 }));
+    if (keyId !== null) tally(byKey, keyId, requests, () => ({ keyId, prefix: group.key_prefix ?? '', lastFour: group.key_last_four ?? '', requests: 0 }));
+    if (status !== null) {
+      const outcome = outcomeOf(status);
+      tally(byOutcome, outcome, requests, () => ({ outcome, requests: 0 }));
+    }
   }
   const span = daysBetween(range.from, range.to) + 1;
   const first = span > MAX_CHART_DAYS ? addDays(range.to, 1 - MAX_CHART_DAYS) : range.from;
@@ -66,7 +70,7 @@ export function summarisePeriod(rows: readonly AccountUsageRow[], range: PeriodR
   return {
     ...range,
     days,
-    totalRequests: inRange.reduce((sum, r) => sum + r.requests, 0),
+    totalRequests: [...perDay.values()].reduce((sum, n) => sum + n, 0),
     byEndpoint: busiestFirst(byEndpoint),
     byKey: busiestFirst(byKey),
     byOutcome: busiestFirst(byOutcome),
@@ -148,8 +152,14 @@ builder.objectFields(AccountRef, (t) => ({
     description: 'Requests made with the account’s keys in its current quota period and the previous one',
     resolve: async (account, _args, ctx) => {
       const { current, previous } = usagePeriods(account, ctx.services.clock());
-      const rows = await accountUsage(ctx.services.db, account.id, previous?.from ?? current.from, current.to);
-      return { current: summarisePeriod(rows, current), previous: previous && summarisePeriod(rows, previous) };
+      const { db } = ctx.services;
+      // Summed in the database: a busy account has a row per day, key, endpoint and status.
+      const [daily, currentGroups, previousGroups] = await Promise.all([
+        accountDailyTotals(db, account.id, previous?.from ?? current.from, current.to),
+        accountUsageGroups(db, account.id, current.from, current.to),
+        previous ? accountUsageGroups(db, account.id, previous.from, previous.to) : [],
+      ]);
+      return { current: summarisePeriod(daily, currentGroups, current), previous: previous && summarisePeriod(daily, previousGroups, previous) };
     },
   }),
 }));

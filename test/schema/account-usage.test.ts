@@ -1,8 +1,8 @@
 // The Usage page's periods and sums (Account.usage): billing periods (D17 in docs/decisions.md) as
 // the Sydney dates usage is recorded under, Free's one allowance since sign-up (D35), and a
-// period's days, totals and groups from the account's daily rows. Pure.
+// period's days, totals and groups from the account's daily totals and groups. Pure.
 import { describe, expect, it } from 'vitest';
-import type { AccountUsageRow } from '../../src/db/usage.js';
+import type { AccountUsageGroup } from '../../src/db/usage.js';
 import { summarisePeriod, usagePeriods } from '../../src/schema/account-usage.js';
 
 const paid = (billingDay: number) => ({ plan: 'professional' as const, billing_day: billingDay, created_at: new Date('2025-01-01T00:00:00Z') });
@@ -36,25 +36,34 @@ describe('usagePeriods', () => {
 });
 
 describe('summarisePeriod', () => {
-  const row = (day: string, key: string, endpoint: string, status: number, requests: number): AccountUsageRow => ({
-    day,
-    key_id: key,
-    key_prefix: `p${key}`,
-    key_last_four: `l${key}`,
-    endpoint,
-    status,
+  const daily = [
+    { day: '2026-05-04', requests: 100 }, // the day before
+    { day: '2026-05-05', requests: 5 },
+    { day: '2026-05-07', requests: 5 },
+  ];
+  const group = (fields: Partial<AccountUsageGroup>, requests: number): AccountUsageGroup => ({
+    endpoint: null,
+    key_id: null,
+    key_prefix: null,
+    key_last_four: null,
+    status: null,
+    ...fields,
     requests,
   });
-  const rows = [
-    row('2026-05-04', '1', 'Latest', 200, 100), // the day before
-    row('2026-05-05', '1', 'Latest', 200, 3),
-    row('2026-05-05', '2', 'Convert', 429, 2),
-    row('2026-05-07', '2', 'Latest', 404, 1),
-    row('2026-05-07', '1', 'Latest', 304, 4),
+  const groups = [
+    group({ endpoint: 'Latest' }, 8),
+    group({ endpoint: 'Convert' }, 2),
+    group({ key_id: '2', key_prefix: 'p2', key_last_four: 'l2' }, 3),
+    group({ key_id: '1', key_prefix: 'p1', key_last_four: 'l1' }, 7),
+    group({ status: 200 }, 2),
+    group({ status: 204 }, 1),
+    group({ status: 304 }, 4),
+    group({ status: 429 }, 2),
+    group({ status: 404 }, 1),
   ];
 
   it('counts each day of the range, 0 included, and groups the range by endpoint, key and outcome, busiest first', () => {
-    const usage = summarisePeriod(rows, { from: '2026-05-05', to: '2026-05-08' });
+    const usage = summarisePeriod(daily, groups, { from: '2026-05-05', to: '2026-05-08' });
     expect(usage.days).toEqual([
       { day: '2026-05-05', requests: 5 },
       { day: '2026-05-06', requests: 0 },
@@ -79,7 +88,7 @@ describe('summarisePeriod', () => {
   });
 
   it('lists at most the last 31 days of a longer range, but totals all of it', () => {
-    const usage = summarisePeriod(rows, { from: '2026-04-01', to: '2026-06-30' });
+    const usage = summarisePeriod(daily, [], { from: '2026-04-01', to: '2026-06-30' });
     expect(usage.days).toHaveLength(31);
     expect(usage.days[0]!.day).toBe('2026-05-31');
     expect(usage.days.at(-1)!.day).toBe('2026-06-30');
