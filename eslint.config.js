@@ -2,8 +2,29 @@
 // ones (they read the project through tsconfig.json, so they see the types that come from the
 // database and the schema). Layout is Prettier's job (.prettierrc.json): no stylistic rules here.
 import js from '@eslint/js';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+
+// Dependencies point down (README, Design): the facades (src/rest, src/internal, src/dashboard,
+// src/cli) → the GraphQL core (src/schema) → jobs and webhooks → src/db and the RBA parsers →
+// src/domain. Each zone names a layer and the layers above it that it must not import.
+const ABOVE_JOBS = ['./schema', './rest', './internal', './dashboard', './cli', './app.ts', './main.ts'];
+const LAYERS = [
+  { target: './src/domain', from: './src', except: ['./domain'], message: 'src/domain imports nothing else from src.' },
+  { target: './src/rba', from: './src', except: ['./rba', './domain'], message: 'src/rba parses bytes into days: only src/domain is below it.' },
+  {
+    target: './src/db',
+    from: ['./src/rba', './src/jobs', './src/webhooks', './src/services.ts', ...ABOVE_JOBS.map((path) => path.replace('./', './src/'))],
+    message: 'src/db is below everything but src/domain.',
+  },
+  {
+    target: ['./src/jobs', './src/webhooks', './src/mail', './src/services.ts'],
+    from: ABOVE_JOBS.map((path) => path.replace('./', './src/')),
+    message: 'jobs, webhooks, mail and the services are below the GraphQL core and the facades.',
+  },
+  { target: './src/schema', from: ['./src/rest', './src/internal', './src/dashboard', './src/cli', './src/app.ts', './src/main.ts'], message: 'The GraphQL core is below the facades.' },
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'data-*/', '.bench/', '.scratch/', 'test/fixtures/'] },
@@ -21,10 +42,17 @@ export default tseslint.config(
     },
   },
   {
-    // Route results are still untyped where the facade runs a route's GraphQL document
-    // (`Route<Data = any>`), and the tests read response bodies (`Response.json()` is `any`) and
-    // operator results the same way. Remove this block once those are typed from the schema.
-    files: ['src/rest/app.ts', 'src/rest/routes.ts', 'test/**/*.ts'],
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    plugins: { 'import-x': importX },
+    settings: {
+      // Imports name the emitted .js; the sources are .ts and .tsx.
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.tsx', '.js'], extensionAlias: { '.js': ['.ts', '.tsx', '.js'] } })],
+    },
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: LAYERS }] },
+  },
+  {
+    // The tests read response bodies as they come (`Response.json()` is `any`).
+    files: ['test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-argument': 'off',

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { DateTime } from 'luxon';
 import { addDays, isBusinessDay, publicationSlot } from '../src/domain/calendar.js';
-import { PUBLISHED_CODES, parseRbaCsv, parseRbaFile, type PublishedCode, type RbaTable } from '../src/rba/index.js';
+import { PUBLISHED_CODES, type PublishedCode } from '../src/domain/currencies.js';
+import { parseRbaCsv, parseRbaFile, type RbaTable } from '../src/rba/index.js';
 import { seededRandom } from '../test/support/random.js';
 
 const GENERATED_FIRST_DATE = '2018-01-01';

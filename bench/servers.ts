@@ -8,7 +8,7 @@ import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { listenerLimitsOf } from '../src/http/limits.js';
 import { createListener, listen } from '../src/http/server.js';
-import { RateHistoryStore } from '../src/schema/rate-loaders.js';
+import { RateHistoryStore } from '../src/db/rate-history-store.js';
 import { JSON_CONTENT_TYPE, createBareServer } from './bare.js';
 import { FIRST_DATE, HISTORY, LAST_DATE, NOW } from './fixtures.js';
 import { seed } from './seed.js';

@@ -2,7 +2,7 @@
 // Varied targets send a different request each time: seeded random dates, ranges, symbols, pairs
 // and amounts drawn from the stored history, in the same order in every run.
 import { addDays } from '../src/domain/calendar.js';
-import { PUBLISHED_CODES } from '../src/rba/index.js';
+import { PUBLISHED_CODES } from '../src/domain/currencies.js';
 import { HISTORY_DAYS } from './fixtures.js';
 import { between, pick, seededRandom } from '../test/support/random.js';
 import type { ServersInfo } from './servers.js';

@@ -13,14 +13,15 @@ import { createInternalApp } from './internal/app.js';
 import { ServiceMetrics, type PoolUse } from './metrics.js';
 import { DeliveryWorker } from './jobs/webhook-deliveries.js';
 import { createRestApp } from './rest/app.js';
+import type { FetchContext } from './rest/transport.js';
 import { KeyAuthenticator } from './rest/auth.js';
 import { parseTrustedProxies } from './rest/client-address.js';
 import { RequestLimits } from './rest/limits.js';
 import { UsageRecorder } from './rest/usage.js';
-import type { Services } from './schema/context.js';
 import { schema } from './schema/index.js';
-import { RateHistoryStore } from './schema/rate-loaders.js';
+import { RateHistoryStore } from './db/rate-history-store.js';
 import { loadWebhookKey } from './service-file.js';
+import type { Services } from './services.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { VERSION } from './version.js';
 import { createSecretBox } from './webhooks/secret-box.js';
@@ -51,11 +52,6 @@ export interface AppDependencies {
   metrics?: ServiceMetrics;
   /** the database pool's use, for /metrics (Postgres) */
   pool?: (() => PoolUse) | null;
-}
-
-/** what @whatwg-node/server passes along from node:http */
-interface NodeContext {
-  req?: { socket?: { remoteAddress?: string; encrypted?: boolean } };
 }
 
 const RESOLVE_TIMEOUT_MS = 5_000;
@@ -143,7 +139,7 @@ export function buildApp(deps: AppDependencies) {
   });
   const dashboard = createDashboardApp({ schema, services, trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY), logger });
   // The public listener: the dashboard's pages, and the REST facade for everything else.
-  const publicFetch = createServerAdapter<NodeContext>((request: Request, context: NodeContext) =>
+  const publicFetch = createServerAdapter<FetchContext>((request: Request, context: FetchContext) =>
     isDashboardPath(new URL(request.url).pathname) ? dashboard.fetch(request, context) : rest.fetch(request, context),
   );
   // The adapter answers a Host it cannot build a URL from with a bare 500: such targets are refused first.

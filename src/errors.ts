@@ -1,22 +1,47 @@
-// Expected failures. Each has a stable `code`; the REST facade maps codes to HTTP statuses in one
-// table (src/rest/error-status.ts) and the internal GraphQL endpoint shows them as
-// `extensions.code`. Being GraphQLErrors, they pass through GraphQL execution unmasked.
-import { GraphQLError } from 'graphql';
+// Expected failures of the domain: plain errors, each with a stable `code` from one closed list.
+// Nothing here speaks HTTP or GraphQL: the REST facade maps every code to a status in one table
+// (src/rest/error-status.ts), the internal GraphQL endpoint shows the code as `extensions.code`,
+// and the CLI and the jobs catch them like any other error.
 
-export abstract class DomainError extends GraphQLError {
-  abstract readonly code: string;
-  constructor(message: string) {
-    super(message);
+/** Every code a domain error can carry. A new one does not compile until the facade's table maps it. */
+export type ErrorCode =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'invalid_api_key'
+  | 'account_suspended'
+  | 'plan_restricted'
+  | 'forbidden'
+  | 'key_limit_reached'
+  | 'webhooks_not_available'
+  | 'subscription_limit_reached'
+  | 'not_found'
+  | 'conflict'
+  | 'rate_limit_exceeded'
+  | 'query_timeout'
+  | 'service_unavailable'
+  | 'invalid_sign_in_link'
+  | 'sign_in_required'
+  | 'rba_source_failed';
+
+export abstract class DomainError extends Error {
+  abstract readonly code: ErrorCode;
+  constructor(message: string, options?: { cause: unknown }) {
+    super(message, options);
     this.name = new.target.name;
   }
-  override toJSON() {
-    return { ...super.toJSON(), extensions: { code: this.code } };
+  /**
+   * graphql-js copies an original error's `extensions` onto the GraphQL error that wraps it, so a
+   * result (the internal endpoint's, the CLI's) names the code without knowing this class.
+   */
+  get extensions(): { code: ErrorCode } {
+    return { code: this.code };
   }
 }
 
 export class BadRequestError extends DomainError {
   readonly code = 'bad_request';
 }
+/** No credentials where some are needed (the facade words how to send them). */
 export class UnauthorizedError extends DomainError {
   readonly code = 'unauthorized';
 }
@@ -29,20 +54,13 @@ export class AccountSuspendedError extends DomainError {
 export class NotFoundError extends DomainError {
   readonly code = 'not_found';
 }
-export class MethodNotAllowedError extends DomainError {
-  readonly code = 'method_not_allowed';
-  constructor(readonly allow: readonly string[]) {
-    super(`Method not allowed. Allowed: ${allow.join(', ')}.`);
-  }
-}
 export class ServiceUnavailableError extends DomainError {
   readonly code = 'service_unavailable';
 }
 /** The database did not answer within its bounds (stopped, frozen, unreachable): a 503, never a hang. */
 export class StoreUnavailableError extends ServiceUnavailableError {
   constructor(message: string, options: { cause: unknown }) {
-    super(message);
-    this.cause = options.cause;
+    super(message, options);
   }
 }
 /** An operator action that conflicts with stored state (an e-mail already registered, …). */
@@ -57,10 +75,13 @@ export class ForbiddenError extends DomainError {
 export class KeyLimitReachedError extends DomainError {
   readonly code = 'key_limit_reached';
 }
-/** A quota or rate limit exhausted (429). */
+/** Too many attempts in a window (sign-in links); `retryAfterSeconds` says when the next may come. */
 export class RateLimitExceededError extends DomainError {
   readonly code = 'rate_limit_exceeded';
-  constructor(message: string, readonly headers: Record<string, string>) {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
     super(message);
   }
 }
@@ -71,10 +92,6 @@ export class QueryTimeoutError extends DomainError {
 /** A request outside the plan's history or time-series window (D13 in docs/decisions.md). */
 export class PlanRestrictedError extends DomainError {
   readonly code = 'plan_restricted';
-}
-/** Plain HTTP from a client that must use HTTPS (D20). */
-export class HttpsRequiredError extends DomainError {
-  readonly code = 'https_required';
 }
 /** Webhook subscriptions on a plan without them (Free, Starter). */
 export class WebhooksNotAvailableError extends DomainError {

@@ -1,6 +1,8 @@
 // The operator commands: each turns its arguments into one GraphQL operation and prints one JSON object.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { PLANS, type Plan } from '../domain/plans.js';
+import { graphql } from '../graphql.js';
 import { parseRbaFile, RbaFormatError } from '../rba/index.js';
 import { OperationFailed, type OperatorClient, OperatorError } from './operator-client.js';
 import { batchOf } from '../jobs/import-rates.js';
@@ -19,7 +21,23 @@ function option(args: CommandArgs, name: keyof CommandArgs['options']): string {
   return value;
 }
 
+/** `--plan`, refused here when it names no plan (the schema's Plan enum would refuse it too). */
+function planOption(args: CommandArgs): Plan {
+  const plan = option(args, 'plan');
+  const known = PLANS.find((name) => name === plan);
+  if (!known) throw new OperatorError(`--plan must be one of ${PLANS.join(', ')} (got ${plan})`);
+  return known;
+}
+
 const ACCOUNT_FIELDS = 'id email plan status';
+
+const IMPORT = graphql(`mutation Import($input: ImportRatesInput!) { importRates(input: $input) { days inserted updated firstDate lastDate } }`);
+const SYNC = graphql(`mutation Sync($source: Text) { syncRates(source: $source) { sources days inserted updated published deliveries newestDate } }`);
+const SET_STATUS = graphql(`mutation Status($email: EmailAddress!, $status: AccountStatus!) { setAccountStatus(email: $email, status: $status) { ${ACCOUNT_FIELDS} } }`);
+const CREATE_ACCOUNT = graphql(`mutation Create($email: EmailAddress!, $plan: Plan!) { createAccount(email: $email, plan: $plan) { id email plan } }`);
+const SET_PLAN = graphql(`mutation Plan($email: EmailAddress!, $plan: Plan!) { setAccountPlan(email: $email, plan: $plan) { id email plan } }`);
+const CREATE_KEY = graphql(`mutation Key($email: EmailAddress!) { createApiKey(email: $email) { key apiKey { id prefix } } }`);
+const REVOKE_KEY = graphql(`mutation Revoke($prefix: Text!) { revokeApiKey(prefix: $prefix) { id prefix status } }`);
 
 /** A path as the service (another working directory) and the record need it; a URL as it is. */
 const absolute = (source: string) => (isUrl(source) ? source : resolve(source));
@@ -40,10 +58,7 @@ async function importFile(client: OperatorClient, args: CommandArgs) {
     if (error instanceof RbaFormatError) throw new OperatorError(error.message);
     throw error;
   }
-  const { importRates } = await client.run<{ importRates: object }>(
-    `mutation Import($input: ImportRatesInput!) { importRates(input: $input) { days inserted updated firstDate lastDate } }`,
-    { input: batchOf(absolute(source), table) },
-  );
+  const { importRates } = await client.run(IMPORT, { input: batchOf(absolute(source), table) });
   return importRates;
 }
 
@@ -52,18 +67,12 @@ async function sync(client: OperatorClient, args: CommandArgs) {
   if (args.positionals.length > 1) throw new OperatorError('usage: sync [path-or-url]');
   const source = args.positionals[0];
   const variables = source ? { source: absolute(source) } : {};
-  const { syncRates } = await client.run<{ syncRates: object }>(
-    `mutation Sync($source: Text) { syncRates(source: $source) { sources days inserted updated published deliveries newestDate } }`,
-    variables,
-  );
+  const { syncRates } = await client.run(SYNC, variables);
   return syncRates;
 }
 
 async function setStatus(client: OperatorClient, args: CommandArgs, status: 'active' | 'suspended') {
-  const { setAccountStatus } = await client.run<{ setAccountStatus: object }>(
-    `mutation Status($email: EmailAddress!, $status: AccountStatus!) { setAccountStatus(email: $email, status: $status) { ${ACCOUNT_FIELDS} } }`,
-    { email: option(args, 'email'), status },
-  );
+  const { setAccountStatus } = await client.run(SET_STATUS, { email: option(args, 'email'), status });
   return setAccountStatus;
 }
 
@@ -101,33 +110,21 @@ export const commands: Record<string, Command> = {
   query,
   sync,
   'account create': async (client, args) => {
-    const { createAccount } = await client.run<{ createAccount: object }>(
-      `mutation Create($email: EmailAddress!, $plan: Plan!) { createAccount(email: $email, plan: $plan) { id email plan } }`,
-      { email: option(args, 'email'), plan: option(args, 'plan') },
-    );
+    const { createAccount } = await client.run(CREATE_ACCOUNT, { email: option(args, 'email'), plan: planOption(args) });
     return createAccount;
   },
   'account plan': async (client, args) => {
-    const { setAccountPlan } = await client.run<{ setAccountPlan: object }>(
-      `mutation Plan($email: EmailAddress!, $plan: Plan!) { setAccountPlan(email: $email, plan: $plan) { id email plan } }`,
-      { email: option(args, 'email'), plan: option(args, 'plan') },
-    );
+    const { setAccountPlan } = await client.run(SET_PLAN, { email: option(args, 'email'), plan: planOption(args) });
     return setAccountPlan;
   },
   'account suspend': (client, args) => setStatus(client, args, 'suspended'),
   'account unsuspend': (client, args) => setStatus(client, args, 'active'),
   'key create': async (client, args) => {
-    const { createApiKey } = await client.run<{ createApiKey: { key: string; apiKey: { id: string; prefix: string } } }>(
-      `mutation Key($email: EmailAddress!) { createApiKey(email: $email) { key apiKey { id prefix } } }`,
-      { email: option(args, 'email') },
-    );
+    const { createApiKey } = await client.run(CREATE_KEY, { email: option(args, 'email') });
     return { key: createApiKey.key, prefix: createApiKey.apiKey.prefix, id: createApiKey.apiKey.id };
   },
   'key revoke': async (client, args) => {
-    const { revokeApiKey } = await client.run<{ revokeApiKey: object }>(
-      `mutation Revoke($prefix: Text!) { revokeApiKey(prefix: $prefix) { id prefix status } }`,
-      { prefix: option(args, 'prefix') },
-    );
+    const { revokeApiKey } = await client.run(REVOKE_KEY, { prefix: option(args, 'prefix') });
     return revokeApiKey;
   },
 };

@@ -1,15 +1,16 @@
 // How operator commands run (D33 in docs/decisions.md): through the running service's internal
 // endpoint when there is one (a second process must never open the embedded database it holds),
 // else in-process on a database opened here.
-import { execute, GraphQLError, parse, specifiedRules, validate } from 'graphql';
+import { execute, GraphQLError, parse, print, specifiedRules, validate, type DocumentNode } from 'graphql';
 import { createServices } from '../app.js';
 import type { Config } from '../config.js';
 import { startChangeFeed } from '../db/change-feed.js';
 import { openDatabase, targetFromConfig } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { DomainError } from '../errors.js';
+import type { TadaDocumentNode } from '../graphql.js';
 import { operationLimitRules } from '../internal/limits.js';
-import { createContext } from '../schema/context.js';
+import { createContext, OPERATOR } from '../schema/context.js';
 import { schema } from '../schema/index.js';
 import { findRunningService, keepDataDirPrivate, loadOperatorToken } from '../service-file.js';
 
@@ -24,9 +25,9 @@ export class OperationFailed extends Error {
 }
 
 export interface OperatorClient {
-  /** the operation's data; its errors, if any, as an OperatorError */
-  run<T>(document: string, variables?: Record<string, unknown>): Promise<T>;
-  /** the operation's whole result, errors included, as the internal endpoint answers it */
+  /** a command's own operation, typed from its document (src/graphql.ts): its data; its errors, if any, as an OperatorError */
+  run<Result, Variables extends Record<string, unknown>>(document: TadaDocumentNode<Result, Variables>, variables: Variables): Promise<Result>;
+  /** an operation from a file (`query`): its whole result, errors included, as the internal endpoint answers it */
   execute(document: string, variables?: Record<string, unknown>): Promise<GraphQLResponse>;
   close(): Promise<void>;
 }
@@ -36,9 +37,10 @@ export interface GraphQLResponse {
   errors?: readonly { message: string }[];
 }
 
-function dataOrThrow<T>(result: GraphQLResponse): T {
+/** The data of an answered operation: the shape its typed document says (the schema answered it). */
+function dataOrThrow<Result>(result: GraphQLResponse): Result {
   if (result.errors?.length) throw new OperatorError(result.errors.map((e) => e.message).join('; '));
-  return result.data as T;
+  return result.data as Result;
 }
 
 export async function connectOperator(config: Config): Promise<OperatorClient> {
@@ -57,7 +59,8 @@ export async function connectOperator(config: Config): Promise<OperatorClient> {
       return (await response.json()) as GraphQLResponse;
     };
     return {
-      run: async <T>(document: string, variables?: Record<string, unknown>) => dataOrThrow<T>(await post(document, variables)),
+      run: async <Result, Variables extends Record<string, unknown>>(document: TadaDocumentNode<Result, Variables>, variables: Variables) =>
+        dataOrThrow<Result>(await post(print(document), variables)),
       execute: post,
       close: async () => {},
     };
@@ -68,27 +71,30 @@ export async function connectOperator(config: Config): Promise<OperatorClient> {
   // Other processes on a shared Postgres must hear of revocations and imports made here.
   const changes = await startChangeFeed(target, (error) => console.error(error));
   const { services } = createServices(db, changes, config);
-  /** As the internal endpoint would: parsed, checked against the schema and its limits, run. */
-  const executeHere = async (document: string, variables?: Record<string, unknown>) => {
+  /** As the internal endpoint would: checked against the schema and its limits, run. */
+  const executeHere = async (document: DocumentNode, variables?: Record<string, unknown>) => {
+    const invalid = validate(schema, document, [...specifiedRules, ...operationLimitRules]);
+    if (invalid.length > 0) return { errors: invalid };
+    return execute({ schema, document, contextValue: createContext(services, OPERATOR), variableValues: variables });
+  };
+  const executeText = async (text: string, variables?: Record<string, unknown>) => {
     let parsed;
     try {
-      parsed = parse(document);
+      parsed = parse(text);
     } catch (error) {
       if (error instanceof GraphQLError) return { errors: [error] };
       throw error;
     }
-    const invalid = validate(schema, parsed, [...specifiedRules, ...operationLimitRules]);
-    if (invalid.length > 0) return { errors: invalid };
-    return execute({ schema, document: parsed, contextValue: createContext(services, { operator: true }), variableValues: variables });
+    return executeHere(parsed, variables);
   };
   return {
-    async run<T>(document: string, variables?: Record<string, unknown>) {
+    async run<Result, Variables extends Record<string, unknown>>(document: TadaDocumentNode<Result, Variables>, variables: Variables) {
       const result = await executeHere(document, variables);
       const original = result.errors?.[0]?.originalError;
       if (original && !(original instanceof DomainError)) throw original;
-      return dataOrThrow<T>(result);
+      return dataOrThrow<Result>(result);
     },
-    execute: async (document, variables) => JSON.parse(JSON.stringify(await executeHere(document, variables))) as GraphQLResponse,
+    execute: async (document, variables) => JSON.parse(JSON.stringify(await executeText(document, variables))) as GraphQLResponse,
     async close() {
       await changes.close();
       await db.destroy();

@@ -1,20 +1,22 @@
 // The dashboard: server-rendered pages under /dashboard on the public listener. Every action runs
 // a GraphQL operation with the session's account as viewer, like the REST facade; this module
 // speaks HTTP (cookies, forms, CSRF, security headers) and renders pages.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Response, createServerAdapter } from '@whatwg-node/server';
-import { parseCookie, stringifySetCookie } from 'cookie';
+import { stringifySetCookie } from 'cookie';
 import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { VNode } from 'preact';
 import type { Account } from '../db/database.js';
 import { CURRENCY_CODES } from '../domain/currencies.js';
 import { PLAN_LIMITS, PLANS_WITH_WEBHOOKS } from '../domain/plans.js';
-import { BadRequestError, DomainError, RateLimitExceededError } from '../errors.js';
+import { BadRequestError, DomainError, RateLimitExceededError, type ErrorCode } from '../errors.js';
+import { csrfTokenOf, isCsrfTokenOf, sessionCookieName, sessionTokenOf } from '../http/session-cookie.js';
 import { readLimited } from '../rest/body.js';
 import { identifyPeer, type Peer, type TrustedProxies } from '../rest/client-address.js';
-import { createContext, type Services, type SessionViewer } from '../schema/context.js';
+import { ANONYMOUS, createContext, type SessionViewer } from '../schema/context.js';
+import type { Services } from '../services.js';
 import { authenticateSession, isTokenShaped, SIGN_IN_LINK_MINUTES, SIGN_IN_PATH } from '../schema/session.js';
 import {
   BadLinkPage,
@@ -154,7 +156,7 @@ const WEBHOOKS_UPGRADE = PLAN_LIMITS[PLANS_WITH_WEBHOOKS[0]!];
 const ALL_CURRENCIES = CURRENCY_CODES.length - 1;
 
 /** A refusal's status on a page; every other code is 403 (the plan, the account's state, the operator's). */
-const DOMAIN_STATUS: Record<string, number> = { bad_request: 400, sign_in_required: 401, not_found: 404, service_unavailable: 503 };
+const DOMAIN_STATUS: Partial<Record<ErrorCode, number>> = { bad_request: 400, sign_in_required: 401, not_found: 404, service_unavailable: 503 };
 
 /** A refusal the dashboard answers with a page of its own. */
 class PageRefusal extends Error {
@@ -193,7 +195,7 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
     const result = await execute({
       schema,
       document: documents.get(operation)!,
-      contextValue: createContext(services, { session }),
+      contextValue: createContext(services, session ?? ANONYMOUS),
       variableValues: variables,
     });
     const error = result.errors?.[0];
@@ -210,12 +212,8 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
   const redirect = (location: string, headers: Record<string, string> = {}) =>
     new Response(null, { status: 303, headers: { Location: location, 'Cache-Control': 'no-store', ...headers } });
 
-  const cookieName = (https: boolean) => (https ? '__Host-session' : 'session');
   const sessionCookie = (https: boolean, token: string, maxAge: number) =>
-    stringifySetCookie(cookieName(https), token, { path: '/', httpOnly: true, sameSite: 'lax', secure: https, maxAge });
-
-  /** The per-session CSRF token: derived from the session's own secret, so a page on another site cannot know it. */
-  const csrfTokenOf = (sessionToken: string) => createHash('sha256').update(`csrf:${sessionToken}`).digest('base64url');
+    stringifySetCookie(sessionCookieName(https), token, { path: '/', httpOnly: true, sameSite: 'lax', secure: https, maxAge });
 
   function frameOf(req: DashboardRequest, account: Pick<Account, 'email' | 'status'>, current: SignedInFrame['current']): SignedInFrame {
     return { email: account.email, status: account.status, csrfToken: csrfTokenOf(req.sessionToken!), current };
@@ -244,9 +242,7 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
 
   function checkCsrf(req: DashboardRequest, form: URLSearchParams): SessionViewer {
     if (!req.session || !req.sessionToken) throw new PageRefusal(401, 'Signed out', 'Your session has ended. Sign in again.');
-    const sent = Buffer.from(form.get('csrf') ?? '');
-    const expected = Buffer.from(csrfTokenOf(req.sessionToken));
-    if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) {
+    if (!isCsrfTokenOf(form.get('csrf') ?? '', req.sessionToken)) {
       throw new PageRefusal(403, 'Request refused', 'This form is out of date or was not sent by the dashboard. Reload the page and try again.');
     }
     return req.session;
@@ -478,7 +474,7 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
           },
         );
       }
-      const cookie = parseCookie(request.headers.get('cookie') ?? '')[cookieName(https)];
+      const cookie = sessionTokenOf(request.headers.get('cookie'), https);
       const session = cookie ? await authenticateSession(services, cookie) : null;
       return await handler({ request, url, peer, https, session, sessionToken: session ? cookie! : null });
     } catch (error) {
@@ -490,7 +486,7 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
     if (error instanceof SignInFirst) return redirect('/dashboard');
     if (error instanceof PageRefusal) return page(error.status, MessagePage({ assets: ASSETS, title: error.title, message: error.message }));
     if (error instanceof RateLimitExceededError) {
-      return page(429, MessagePage({ assets: ASSETS, title: 'Too many requests', message: error.message }), error.headers);
+      return page(429, MessagePage({ assets: ASSETS, title: 'Too many requests', message: error.message }), { 'Retry-After': String(error.retryAfterSeconds) });
     }
     if (error instanceof DomainError) {
       const status = DOMAIN_STATUS[error.code] ?? 403;

@@ -127,26 +127,29 @@ function Subscription({ frame, subscription, allCurrencies }: { frame: SignedInF
           <When at={s.createdAt} />
         </dd>
       </dl>
-      <div class="actions">
-        <form class="inline" method="post" action="/dashboard/webhooks/test">
-          <input type="hidden" name="csrf" value={frame.csrfToken} />
-          <input type="hidden" name="id" value={s.id} />
-          <button type="submit" class="secondary" aria-label={`Send test to ${s.url}`}>
-            Send test
-          </button>
-        </form>
-        <form class="inline" method="post" action="/dashboard/webhooks/active">
-          <input type="hidden" name="csrf" value={frame.csrfToken} />
-          <input type="hidden" name="id" value={s.id} />
-          <input type="hidden" name="active" value={s.isActive ? 'false' : 'true'} />
-          <button type="submit" class="secondary" aria-label={`${s.isActive ? 'Pause' : 'Re-activate'} ${s.url}`}>
-            {s.isActive ? 'Pause' : 'Re-activate'}
-          </button>
-        </form>
-        <a class="danger" href={`/dashboard/webhooks/delete?id=${encodeURIComponent(s.id)}`} aria-label={`Delete ${s.url}`}>
-          Delete
-        </a>
-      </div>
+      {/* A suspended account's session may list its subscriptions but not change them: the schema refuses it too. */}
+      {frame.status !== 'suspended' && (
+        <div class="actions">
+          <form class="inline" method="post" action="/dashboard/webhooks/test">
+            <input type="hidden" name="csrf" value={frame.csrfToken} />
+            <input type="hidden" name="id" value={s.id} />
+            <button type="submit" class="secondary" aria-label={`Send test to ${s.url}`}>
+              Send test
+            </button>
+          </form>
+          <form class="inline" method="post" action="/dashboard/webhooks/active">
+            <input type="hidden" name="csrf" value={frame.csrfToken} />
+            <input type="hidden" name="id" value={s.id} />
+            <input type="hidden" name="active" value={s.isActive ? 'false' : 'true'} />
+            <button type="submit" class="secondary" aria-label={`${s.isActive ? 'Pause' : 'Re-activate'} ${s.url}`}>
+              {s.isActive ? 'Pause' : 'Re-activate'}
+            </button>
+          </form>
+          <a class="danger" href={`/dashboard/webhooks/delete?id=${encodeURIComponent(s.id)}`} aria-label={`Delete ${s.url}`}>
+            Delete
+          </a>
+        </div>
+      )}
       <Deliveries subscription={s} />
     </article>
   );
@@ -204,7 +207,7 @@ function CreateSubscription({ frame, form, blocked }: { frame: SignedInFrame; fo
 
 /** Why no subscription can be added, or null when the form may be shown. */
 function createBlocked(frame: SignedInFrame, data: WebhooksData): string | null {
-  if (frame.status === 'suspended') return 'The account is suspended: no new webhook subscriptions can be created.';
+  if (frame.status === 'suspended') return 'The account is suspended: webhook subscriptions cannot be created or changed until it is reinstated.';
   if (data.subscriptions.length >= data.limit) {
     return `The ${data.planName} plan allows ${data.limit} webhook subscriptions: delete one to add another.`;
   }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Account, AccountStatus, Database, Plan } from './database.js';
+import type { Plan } from '../domain/plans.js';
+import type { Account, AccountStatus, Database } from './database.js';
 
 export async function insertAccount(db: Kysely<Database>, email: string, plan: Plan): Promise<Account | null> {
   const row = await db

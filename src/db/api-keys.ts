@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { AccountStatus, ApiKey, Database, KeyStatus, Plan } from './database.js';
+import type { Plan } from '../domain/plans.js';
+import type { AccountStatus, ApiKey, Database, KeyStatus } from './database.js';
 
 export async function insertApiKey(
   db: Kysely<Database>,

@@ -1,8 +1,7 @@
 // The database's shape, as Kysely sees it. Every other type of stored data derives from here.
 import type { ColumnType, Generated, Selectable } from 'kysely';
-
-export const PLANS = ['free', 'starter', 'professional', 'business', 'enterprise'] as const;
-export type Plan = (typeof PLANS)[number];
+import type { Plan } from '../domain/plans.js';
+import type { SourceFormat } from '../domain/source-format.js';
 
 export const ACCOUNT_STATUSES = ['active', 'suspended'] as const;
 export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
@@ -16,7 +15,7 @@ export interface PublicationsTable {
   id: Generated<number>;
   /** where the data came from: a file path, a URL or a feed */
   source: string;
-  format: 'csv' | 'xls' | 'rss';
+  format: SourceFormat;
   /** the RBA's own publication date printed in the file, when it has one */
   rba_publication_date: string | null;
   first_date: string;

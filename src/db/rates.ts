@@ -3,6 +3,7 @@ import { Dec } from '../domain/decimal.js';
 import { RateHistory } from '../domain/rate-history.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from './database.js';
+import type { SourceFormat } from '../domain/source-format.js';
 
 /** code → exact decimal text, e.g. { USD: '0.6828', TWI: '61.40' } */
 export type RateValues = Record<string, string>;
@@ -41,7 +42,7 @@ export interface ImportInput {
   /** when the import runs (the service's clock) */
   storedAt: Date;
   source: string;
-  format: 'csv' | 'xls' | 'rss';
+  format: SourceFormat;
   publicationDate: string | null;
   /** ascending, unique dates */
   days: readonly StoredDay[];

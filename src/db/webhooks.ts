@@ -1,7 +1,8 @@
 // Repository for webhook subscriptions and their deliveries. Plain functions taking `db` or `trx`.
 import { randomUUID } from 'node:crypto';
 import { sql, type Insertable, type Kysely } from 'kysely';
-import type { Database, Plan, WebhookAttemptsTable, WebhookDelivery, WebhookSubscription, WebhookSubscriptionsTable } from './database.js';
+import type { Plan } from '../domain/plans.js';
+import type { Database, WebhookAttemptsTable, WebhookDelivery, WebhookSubscription, WebhookSubscriptionsTable } from './database.js';
 
 export async function insertSubscription(db: Kysely<Database>, row: Insertable<WebhookSubscriptionsTable>): Promise<WebhookSubscription> {
   return db.insertInto('webhook_subscriptions').values(row).returningAll().executeTakeFirstOrThrow();

@@ -1,4 +1,5 @@
 import Holidays from 'date-holidays';
+import { LRUCache } from 'lru-cache';
 import { DateTime } from 'luxon';
 
 // The RBA publishes its daily F11.1 exchange rates at about 16:00 Sydney time on
@@ -7,6 +8,9 @@ import { DateTime } from 'luxon';
 // below is done in UTC days for the same reason.
 
 export const SYDNEY = 'Australia/Sydney';
+
+/** History starts on the first business day of 2018 (docs/api.md §1); nothing earlier is ever stored or served. */
+export const FIRST_DATE = '2018-01-01';
 const PUBLICATION_HOUR = 16;
 const MS_PER_DAY = 86_400_000;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -22,25 +26,23 @@ const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 // missing from it are exactly the 'public' and 'bank' days.
 const CLOSED_HOLIDAY_TYPES: ReadonlySet<string> = new Set(['public', 'bank']);
 
-let holidays: Holidays | undefined;
-const closedDatesByYear = new Map<number, ReadonlySet<string>>();
+const NSW_HOLIDAYS = new Holidays('AU', 'NSW');
 
-// Constructing Holidays and evaluating its rules is comparatively slow, and
-// isBusinessDay sits on hot paths, so both are done once (per year) on demand.
-function closedDatesOf(year: number): ReadonlySet<string> {
-  let dates = closedDatesByYear.get(year);
-  if (dates === undefined) {
-    holidays ??= new Holidays('AU', 'NSW');
-    const set = new Set<string>();
-    for (const holiday of holidays.getHolidays(year)) {
+// Evaluating the holiday rules is comparatively slow, and isBusinessDay sits on hot paths, so each
+// year's closed dates are worked out once and kept (every year of the history and a few more).
+const closedDatesByYear = new LRUCache<number, ReadonlySet<string>>({
+  max: 64,
+  memoMethod: (year) => {
+    const dates = new Set<string>();
+    for (const holiday of NSW_HOLIDAYS.getHolidays(year)) {
       // holiday.date is local wall-clock 'YYYY-MM-DD HH:mm:ss' in the holiday's zone.
-      if (CLOSED_HOLIDAY_TYPES.has(holiday.type)) set.add(holiday.date.slice(0, 10));
+      if (CLOSED_HOLIDAY_TYPES.has(holiday.type)) dates.add(holiday.date.slice(0, 10));
     }
-    dates = set;
-    closedDatesByYear.set(year, dates);
-  }
-  return dates;
-}
+    return dates;
+  },
+});
+
+const closedDatesOf = (year: number): ReadonlySet<string> => closedDatesByYear.memo(year);
 
 // Returns the UTC epoch milliseconds of 00:00 UTC on `date`, or NaN if `date` is
 // not a strict, real ISO calendar date.
@@ -78,20 +80,24 @@ function requireValidInstant(now: Date): void {
   if (Number.isNaN(now.getTime())) throw new RangeError('Invalid Date');
 }
 
+const MS_PER_HOUR = 3_600_000;
+
 // The date in Sydney is asked for several times by most requests (plan windows, "today"), and
-// nearly always for the same day: the last day found is kept with the instants it spans, so an
-// instant inside it is answered by two comparisons. Any other instant is worked out in full.
-let lastDay: { date: string; from: number; until: number } | undefined;
+// nearly always for the same hour. Sydney is a whole number of hours ahead of UTC (+10, or +11 in
+// daylight saving, switching on the hour), so every instant of one UTC hour has the same Sydney
+// date: it is worked out once per hour and kept.
+const sydneyDateByUtcHour = new LRUCache<number, string>({
+  max: 48,
+  memoMethod: (hour) => {
+    const date = DateTime.fromMillis(hour * MS_PER_HOUR, { zone: SYDNEY }).toISODate();
+    if (date === null) throw new RangeError(`Cannot express ${new Date(hour * MS_PER_HOUR).toISOString()} in ${SYDNEY}`);
+    return date;
+  },
+});
 
 export function sydneyDate(now: Date): string {
   requireValidInstant(now);
-  const at = now.getTime();
-  if (lastDay && at >= lastDay.from && at < lastDay.until) return lastDay.date;
-  const day = DateTime.fromMillis(at, { zone: SYDNEY }).startOf('day');
-  const date = day.toISODate();
-  if (date === null) throw new RangeError(`Cannot express ${now.toISOString()} in ${SYDNEY}`);
-  lastDay = { date, from: day.toMillis(), until: day.plus({ days: 1 }).toMillis() };
-  return date;
+  return sydneyDateByUtcHour.memo(Math.floor(now.getTime() / MS_PER_HOUR));
 }
 
 export function isBusinessDay(date: string): boolean {
@@ -161,4 +167,9 @@ export function isValidIsoDate(date: string): boolean {
 
 export function unixTimestampOfDate(date: string): number {
   return requireIsoDate(date) / 1000;
+}
+
+/** A Retry-After: the whole seconds from `now` until `until`, at least 1 (a wait never reads as 0). */
+export function secondsUntil(until: Date, now: Date): number {
+  return Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));
 }

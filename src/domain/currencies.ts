@@ -1,6 +1,21 @@
 // The 21 codes the service knows: AUD (the base) and the 20 series it serves from RBA table F11.1.
-import { PUBLISHED_CODES } from '../rba/codes.js';
 import { trimDecimal } from './decimal.js';
+
+// The codes stored from the RBA's daily table F11.1: every value is "A$1 = x units" (AUD is the
+// base and is never stored itself).
+export const PUBLISHED_CODES = [
+  'USD', 'EUR', 'GBP', 'JPY', 'CNY', 'KRW', 'INR', 'SGD', 'NZD', 'THB',
+  'MYR', 'IDR', 'VND', 'HKD', 'PHP', 'CAD', 'CHF', 'TWD', 'TWI', 'SDR',
+] as const;
+
+export type PublishedCode = (typeof PUBLISHED_CODES)[number];
+
+const PUBLISHED_SET: ReadonlySet<string> = new Set(PUBLISHED_CODES);
+
+export function isPublishedCode(value: string): value is PublishedCode {
+  return PUBLISHED_SET.has(value);
+}
+
 
 export const CURRENCY_CODES = ['AUD', ...PUBLISHED_CODES] as const;
 export type CurrencyCode = (typeof CURRENCY_CODES)[number];

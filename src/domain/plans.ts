@@ -1,5 +1,8 @@
 // The five plans of docs/api.md §8, in one place.
-import type { Plan } from '../db/database.js';
+
+/** Cheapest first: the order in which an upgrade is suggested. */
+export const PLANS = ['free', 'starter', 'professional', 'business', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
 
 export interface PlanLimits {
   name: string;

@@ -2,9 +2,8 @@
 // history is about 45,000 values, so each process holds all of it and answers every rate read
 // (a date, the newest day, a range, the newest day on or before a date with both codes of a pair)
 // without a query. A change to the stored rates builds a new history; one never changes.
-import { PUBLISHED_CODES } from '../rba/codes.js';
 import { publicationDueAfter } from './calendar.js';
-import { canonicalRates } from './currencies.js';
+import { canonicalRates, PUBLISHED_CODES } from './currencies.js';
 
 /** code → exact decimal text as served ('61.4', not '61.40'), in the order of the code list */
 export type RateValues = Readonly<Record<string, string>>;
@@ -12,6 +11,24 @@ export type RateValues = Readonly<Record<string, string>>;
 export interface RateDay {
   readonly date: string;
   readonly rates: RateValues;
+}
+
+/** A code's rate in a day's rates: AUD, the base, is 1; undefined when the RBA published none that day. */
+export function rateIn(rates: RateValues, code: string): string | undefined {
+  return code === 'AUD' ? '1' : rates[code];
+}
+
+/**
+ * Only `codes` of a day's rates, in the order asked for (AUD asked for is 1); a code without a rate
+ * that day is left out. Every subset served (a response's `symbols`, a delivery's currencies) is this.
+ */
+export function pickRates(rates: RateValues, codes: readonly string[]): RateValues {
+  const picked: Record<string, string> = {};
+  for (const code of codes) {
+    const rate = rateIn(rates, code);
+    if (rate !== undefined) picked[code] = rate;
+  }
+  return picked;
 }
 
 /** One stored day, as the store holds it (code → any decimal text). */

@@ -3,7 +3,7 @@
 // answer, since what follows on it cannot be trusted to start a new request.
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { DomainError } from '../errors.js';
-import { errorEnvelope } from '../rest/error-status.js';
+import { errorEnvelope, type RefusalCode } from '../rest/error-status.js';
 import { requestIdFrom } from './request-id.js';
 
 export interface Refusal {
@@ -12,7 +12,7 @@ export interface Refusal {
   body: string;
 }
 
-export function refusal(code: string, info: string, requestId: string): Refusal {
+export function refusal(code: RefusalCode, info: string, requestId: string): Refusal {
   const { status, body } = errorEnvelope(code, info);
   return {
     status,

@@ -1,6 +1,7 @@
 // The request target (RFC 9112 section 3.2) as the URL the REST app routes on. Node hands the
 // target over as sent; it is trusted nowhere else, so every shape of it is judged here.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { LRUCache } from 'lru-cache';
 import { BadRequestError } from '../errors.js';
 import { refuseRequest } from './refusal.js';
 
@@ -18,15 +19,12 @@ function parsed(text: string): URL | null {
   }
 }
 
-// Most requests repeat a few Host values: each is checked once.
-const knownHosts = new Set<string>();
-function isHost(host: string): boolean {
-  if (knownHosts.has(host)) return true;
-  if (!HOST.test(host) || parsed(`http://${host}/`) === null) return false;
-  if (knownHosts.size >= MAX_KNOWN_HOSTS) knownHosts.clear();
-  knownHosts.add(host);
-  return true;
-}
+// Most requests repeat a few Host values: each is checked once, and the answer kept.
+const hostChecks = new LRUCache<string, boolean>({
+  max: MAX_KNOWN_HOSTS,
+  memoMethod: (host) => HOST.test(host) && parsed(`http://${host}/`) !== null,
+});
+const isHost = (host: string): boolean => hostChecks.memo(host);
 
 /**
  * The URL of a request: origin-form (`/latest?symbols=USD`) or absolute-form

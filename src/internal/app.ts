@@ -3,10 +3,12 @@
 // operator token (as a bearer token, or the session cookie a browser gets by signing in); only
 // GraphiQL's page and the sign-in form, which hold no data, load without it.
 import { Response, createServerAdapter } from '@whatwg-node/server';
-import type { GraphQLSchema } from 'graphql';
-import { createGraphQLError, createYoga, type Plugin } from 'graphql-yoga';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { createGraphQLError, createYoga, maskError, type Plugin } from 'graphql-yoga';
+import { DomainError } from '../errors.js';
 import { decodeUtf8, NOT_UTF8 } from '../domain/text.js';
-import { createContext, type Services } from '../schema/context.js';
+import { createContext, OPERATOR } from '../schema/context.js';
+import type { Services } from '../services.js';
 import { graphiqlPage, GRAPHIQL_CSP, SIGN_IN_PATH, signInPage } from './graphiql.js';
 import { operationLimitPlugins } from './limits.js';
 import { OperatorAuth } from './operator-auth.js';
@@ -39,8 +41,14 @@ export function createInternalApp(options: { schema: GraphQLSchema; services: Se
     landingPage: false,
     graphiql: false, // served above, from the package rather than a CDN
     logging: false,
+    // A domain error is an answer (its message and extensions.code are shown); anything else is a
+    // fault, masked as yoga masks it.
+    maskedErrors: {
+      maskError: (error, message, isDev) =>
+        error instanceof GraphQLError && error.originalError instanceof DomainError ? error : maskError(error, message, isDev),
+    },
     plugins: [strictUtf8Bodies, ...operationLimitPlugins],
-    context: () => createContext(options.services, { operator: true }),
+    context: () => createContext(options.services, OPERATOR),
   });
   const auth = new OperatorAuth(options.operatorToken);
   const html = (body: string, status = 200, headers: Record<string, string> = {}) =>

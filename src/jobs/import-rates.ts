@@ -3,19 +3,19 @@
 // deliveries (D29 in docs/decisions.md). After commit every process's caches hear of it.
 import { storeDays, type ImportSummary, type StoredDay } from '../db/rates.js';
 import { recordPublicationDeliveries } from '../db/webhooks.js';
-import { sydneyDate } from '../domain/calendar.js';
-import { canonicalRates } from '../domain/currencies.js';
+import { FIRST_DATE, sydneyDate } from '../domain/calendar.js';
+import { canonicalRates, isPublishedCode, type PublishedCode } from '../domain/currencies.js';
 import { PLANS_WITH_WEBHOOKS } from '../domain/plans.js';
+import type { SourceFormat } from '../domain/source-format.js';
 import { BadRequestError } from '../errors.js';
 import type { RbaTable } from '../rba/index.js';
-import type { Services } from '../schema/context.js';
-import { FIRST_DATE } from '../schema/rate-day.js';
+import type { Services } from '../services.js';
 import { deliveryPayload } from '../webhooks/payload.js';
 
 export interface RatesBatch {
   /** where the data came from (path, URL or feed), for the record */
   source: string;
-  format: 'csv' | 'xls' | 'rss';
+  format: SourceFormat;
   publicationDate: string | null;
   days: readonly { date: string; rates: readonly { code: string; value: string }[] }[];
 }
@@ -25,13 +25,21 @@ export interface ImportOutcome extends ImportSummary {
   deliveries: number;
 }
 
+/** A batch parsed from an RBA file: its codes are the published ones, as the import operation's input takes them. */
+export interface RbaBatch extends RatesBatch {
+  days: { date: string; rates: { code: PublishedCode; value: string }[] }[];
+}
+
 /** A parsed RBA file as a batch to store. */
-export function batchOf(source: string, table: RbaTable): RatesBatch {
+export function batchOf(source: string, table: RbaTable): RbaBatch {
   return {
     source,
     format: table.format,
     publicationDate: table.publicationDate,
-    days: table.days.map((day) => ({ date: day.date, rates: Object.entries(day.rates).map(([code, value]) => ({ code, value })) })),
+    days: table.days.map((day) => ({
+      date: day.date,
+      rates: Object.entries(day.rates).flatMap(([code, value]) => (isPublishedCode(code) && value !== undefined ? [{ code, value }] : [])),
+    })),
   };
 }
 
@@ -52,7 +60,7 @@ function validDays(batch: RatesBatch, today: string): StoredDay[] {
     // History starts in 2018 (docs/api.md §1); older rows in a workbook are skipped, not refused.
     if (day.date >= FIRST_DATE && day.rates.length > 0) days.push({ date: day.date, rates });
   }
-  if (days.length === 0) throw new BadRequestError('The batch holds no rates dated 2018-01-01 or later');
+  if (days.length === 0) throw new BadRequestError(`The batch holds no rates dated ${FIRST_DATE} or later`);
   return days;
 }
 

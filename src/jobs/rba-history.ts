@@ -3,7 +3,7 @@
 // stored, one at a time, and records each success so it is fetched once. History is no publication
 // (no webhooks). A failure is logged and left for the next catch-up; serving never waits for it.
 import { findImportedHistory, recordHistoryImport } from '../db/history-imports.js';
-import type { Services } from '../schema/context.js';
+import type { Services } from '../services.js';
 import { batchOf, importRates } from './import-rates.js';
 import { RbaSourceError, readTable } from './rba-sync.js';
 

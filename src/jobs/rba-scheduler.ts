@@ -12,7 +12,7 @@ import { Cron } from 'croner';
 import type { LeaderLock } from '../db/leader-lock.js';
 import { findNewestDate } from '../db/rates.js';
 import { isBusinessDay, latestDueDate, publicationSlot, SYDNEY, sydneyDate } from '../domain/calendar.js';
-import type { Services } from '../schema/context.js';
+import type { Services } from '../services.js';
 import { importHistory, type HistoryOutcome } from './rba-history.js';
 import { RbaSourceError, syncRates, type SyncSummary } from './rba-sync.js';
 

@@ -5,7 +5,7 @@ import { findNewestDate } from '../db/rates.js';
 import { latestDueDate, nextBusinessDay } from '../domain/calendar.js';
 import { DomainError } from '../errors.js';
 import { parseRbaFile, type RbaTable } from '../rba/index.js';
-import type { Services } from '../schema/context.js';
+import type { Services } from '../services.js';
 import { batchOf, importRates, type ImportOutcome } from './import-rates.js';
 import { readSource } from './read-source.js';
 

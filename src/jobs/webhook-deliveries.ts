@@ -6,7 +6,7 @@ import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import { abandonDelivery, claimDueDeliveries, pruneAttempts, recordAttempts, type AttemptRecord, type ClaimedDelivery } from '../db/webhooks.js';
 import { PLANS_WITH_WEBHOOKS } from '../domain/plans.js';
-import type { Services } from '../schema/context.js';
+import type { Services } from '../services.js';
 import { signedDelivery } from '../webhooks/sign.js';
 
 /** D28: attempts at 0, 1 min, 5 min, 30 min, 2 h and 6 h after the publication. */

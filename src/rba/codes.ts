@@ -1,18 +1,5 @@
-// The currency codes this project stores from the RBA's daily table F11.1.
-// Every value is "A$1 = x units" (AUD is the base and is never stored itself).
-
-export const PUBLISHED_CODES = [
-  'USD', 'EUR', 'GBP', 'JPY', 'CNY', 'KRW', 'INR', 'SGD', 'NZD', 'THB',
-  'MYR', 'IDR', 'VND', 'HKD', 'PHP', 'CAD', 'CHF', 'TWD', 'TWI', 'SDR',
-] as const;
-
-export type PublishedCode = (typeof PUBLISHED_CODES)[number];
-
-const CODE_SET: ReadonlySet<string> = new Set(PUBLISHED_CODES);
-
-export function isPublishedCode(value: string): value is PublishedCode {
-  return CODE_SET.has(value);
-}
+// Which of the RBA's columns and feed items hold a code this project stores.
+import { isPublishedCode, type PublishedCode } from '../domain/currencies.js';
 
 // Maps the text of a column's `Units` cell (or an RSS item's target currency /
 // unit) to the code we store it under. The trade-weighted index has the unit

@@ -1,7 +1,6 @@
 // Pure parsers (bytes in, data out) for the three forms of the RBA's daily
 // exchange-rate table F11.1: the CSV download, the .xls workbook and the RSS feed.
 
-export { PUBLISHED_CODES, type PublishedCode } from './codes.js';
 export { RbaFormatError } from './errors.js';
 export type { RbaDay, RbaTable } from './types.js';
 export { parseRbaCsv } from './csv.js';

@@ -13,7 +13,8 @@
 // Elements are matched by namespace URI (rdf, dc) or by local name (the cb
 // vocabulary, whose URI carries a version), never by their prefix.
 
-import { type PublishedCode, PUBLISHED_CODES, unitToCode } from './codes.js';
+import { type PublishedCode, PUBLISHED_CODES } from '../domain/currencies.js';
+import { unitToCode } from './codes.js';
 import { isValidIsoDate } from '../domain/calendar.js';
 import { isoDatePart } from './dates.js';
 import { isPlainDecimal } from '../domain/decimal.js';

@@ -16,7 +16,8 @@
 // Header rows are recognised by their first cell. Columns are mapped by their
 // Units cell only (not position or title). Blank rows are ignored anywhere.
 
-import { type PublishedCode, PUBLISHED_CODES, unitToCode } from './codes.js';
+import { type PublishedCode, PUBLISHED_CODES } from '../domain/currencies.js';
+import { unitToCode } from './codes.js';
 import { parseRbaDate } from './dates.js';
 import { isPlainDecimal } from '../domain/decimal.js';
 import { type Locator, formatError } from './errors.js';

@@ -1,4 +1,5 @@
-import type { PublishedCode } from './codes.js';
+import type { SourceFormat } from '../domain/source-format.js';
+import type { PublishedCode } from '../domain/currencies.js';
 
 export interface RbaDay {
   /** 'YYYY-MM-DD' */
@@ -11,7 +12,7 @@ export interface RbaDay {
 }
 
 export interface RbaTable {
-  format: 'csv' | 'xls' | 'rss';
+  format: SourceFormat;
   /** 'YYYY-MM-DD' from the 'Publication date' row or the RSS channel's dc:date; null if absent */
   publicationDate: string | null;
   /** ascending by date, unique dates */

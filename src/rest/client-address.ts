@@ -2,20 +2,12 @@
 // when the peer is a configured trusted proxy. IPv6 clients are grouped by their /64, which one host
 // usually holds whole.
 import ipaddr from 'ipaddr.js';
+import { parseIpAddress, type IpAddress } from '../ip-address.js';
 
-export type TrustedProxies = readonly [ipaddr.IPv4 | ipaddr.IPv6, number][];
+export type TrustedProxies = readonly [IpAddress, number][];
 
-function parseAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
-  const bare = text.trim().replace(/^\[|\]$/g, '');
-  // Only dotted-quad decimal IPv4: ipaddr.js also reads '10.0.0' and octal '010.0.0.1'.
-  if (!bare.includes(':') && !ipaddr.IPv4.isValidFourPartDecimal(bare)) return null;
-  if (!ipaddr.isValid(bare)) return null;
-  const address = ipaddr.parse(bare);
-  // An IPv4 client on a dual-stack socket shows as ::ffff:a.b.c.d: it is the IPv4 client.
-  return address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()
-    ? (address as ipaddr.IPv6).toIPv4Address()
-    : address;
-}
+/** A header's or a setting's address, spaces around it allowed. */
+const parseAddress = (text: string): IpAddress | null => parseIpAddress(text.trim());
 
 /** Parses TRUST_PROXY: comma-separated addresses or CIDR ranges. Throws on a bad entry. */
 export function parseTrustedProxies(list: string): TrustedProxies {
@@ -30,11 +22,11 @@ export function parseTrustedProxies(list: string): TrustedProxies {
       }
       const address = parseAddress(entry);
       if (!address) throw new Error(`'${entry}' is not an IP address or CIDR range`);
-      return [address, address.kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number];
+      return [address, address.kind() === 'ipv4' ? 32 : 128] as [IpAddress, number];
     });
 }
 
-function isTrusted(address: ipaddr.IPv4 | ipaddr.IPv6, proxies: TrustedProxies): boolean {
+function isTrusted(address: IpAddress, proxies: TrustedProxies): boolean {
   return proxies.some(([range, bits]) => range.kind() === address.kind() && address.match(range, bits));
 }
 

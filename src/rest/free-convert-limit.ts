@@ -3,7 +3,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { countInWindow } from '../db/quota.js';
-import { RateLimitExceededError } from '../errors.js';
+import { secondsUntil } from '../domain/calendar.js';
+import { RateLimitedError } from './http-errors.js';
 
 export const FREE_CONVERT_LIMIT = 3;
 export const FREE_CONVERT_WINDOW_SECONDS = 3600;
@@ -21,8 +22,8 @@ export class FreeConvertLimit {
       'X-RateLimit-Reset': resetsAt.toISOString(),
     };
     if (requests > FREE_CONVERT_LIMIT) {
-      const seconds = Math.max(1, Math.ceil((resetsAt.getTime() - now.getTime()) / 1000));
-      throw new RateLimitExceededError(`Rate limit exceeded. Try again in ${seconds} seconds.`, { ...headers, 'Retry-After': String(seconds) });
+      const seconds = secondsUntil(resetsAt, now);
+      throw new RateLimitedError(`Rate limit exceeded. Try again in ${seconds} seconds.`, { ...headers, 'Retry-After': String(seconds) });
     }
     return { ...headers, 'X-RateLimit-Window': String(FREE_CONVERT_WINDOW_SECONDS) };
   }

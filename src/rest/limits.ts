@@ -3,7 +3,7 @@
 // a unit.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import type { Viewer } from '../schema/context.js';
+import type { ApiKeyViewer } from '../schema/context.js';
 import { FreeConvertLimit } from './free-convert-limit.js';
 import { MonthlyQuota, type MonthlyQuotaOptions } from './monthly-quota.js';
 import type { Route } from './routes.js';
@@ -18,7 +18,7 @@ export class RequestLimits {
   }
 
   /** The rate-limit headers for a request about to succeed; throws 429 when none is left. */
-  async admit(route: Route, viewer: Viewer | null, client: string): Promise<Record<string, string>> {
+  async admit(route: Route, viewer: ApiKeyViewer | null, client: string): Promise<Record<string, string>> {
     // `/`, /status and /symbols are unlimited (docs/api.md §8 rule 3); managing webhooks is not a
     // data request
     if (route.auth === 'none' || route.auth === 'account') return {};

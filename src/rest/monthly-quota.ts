@@ -7,12 +7,15 @@
 // one statement and near the end of the quota the same statement simply grants fewer units than
 // asked.
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/database.js';
 import { grantUnits, type QuotaCount } from '../db/quota.js';
 import { billingPeriod, type BillingPeriod } from '../domain/billing.js';
+import { secondsUntil } from '../domain/calendar.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
-import { RateLimitExceededError, ServiceUnavailableError } from '../errors.js';
-import type { Viewer } from '../schema/context.js';
+import { ServiceUnavailableError } from '../errors.js';
+import { RateLimitedError } from './http-errors.js';
+import type { ApiKeyViewer } from '../schema/context.js';
 
 interface Waiter {
   resolve(countAfter: number | null): void;
@@ -47,7 +50,7 @@ export class MonthlyQuota {
   ) {}
 
   /** One unit for this request, or a 429 `rate_limit_exceeded`; returns the quota headers. */
-  async take(viewer: Viewer): Promise<Record<string, string>> {
+  async take(viewer: ApiKeyViewer): Promise<Record<string, string>> {
     const plan = PLAN_LIMITS[viewer.plan];
     const now = this.clock();
     const period = plan.resets ? this.periodOf(viewer.billingDay, now) : null;
@@ -58,8 +61,8 @@ export class MonthlyQuota {
     const count = await this.unit(viewer.accountId, { period: period?.start ?? null }, limit);
     if (count === null) {
       headers['X-RateLimit-Remaining-Monthly'] = '0';
-      if (period) headers['Retry-After'] = String(Math.max(1, Math.ceil((period.resetsAt.getTime() - now.getTime()) / 1000)));
-      throw new RateLimitExceededError(
+      if (period) headers['Retry-After'] = String(secondsUntil(period.resetsAt, now));
+      throw new RateLimitedError(
         period
           ? `Monthly quota of ${limit} requests for the ${plan.name} plan exceeded; it resets on the next billing cycle (${period.resetsAt.toISOString()})`
           : `The ${plan.name} plan's one-time allowance of ${limit} requests is used up; it does not reset: upgrade to a paid plan to continue`,
@@ -70,7 +73,8 @@ export class MonthlyQuota {
     return headers;
   }
 
-  private readonly periods = new Map<number, { period: BillingPeriod & { resetsAtText: string }; from: number; until: number }>();
+  /** billing day (1–31) → its current period and the instants it spans */
+  private readonly periods = new LRUCache<number, { period: BillingPeriod & { resetsAtText: string }; from: number; until: number }>({ max: 31 });
 
   /** billingPeriod, remembered per billing day while it lasts (every request asks). */
   private periodOf(billingDay: number, now: Date): BillingPeriod & { resetsAtText: string } {

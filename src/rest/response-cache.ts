@@ -3,20 +3,13 @@
 // (staleness, "today"), so an answer is kept under the first three, dropped as soon as the rates
 // change, and never kept longer than the TTL. Keys, quotas, usage and request ids stay per request.
 import { LRUCache } from 'lru-cache';
-
-export interface CachedAnswer {
-  status: number;
-  body: string;
-  etag: string;
-  /** headers that come from the answer itself (Cache-Control, the stale headers) */
-  headers: Readonly<Record<string, string>>;
-}
+import type { Answer } from './exchange.js';
 
 /** the most answers kept at once; the least recently used goes first */
 const MAX_ANSWERS = 4_096;
 
 export class ResponseCache {
-  private readonly answers: LRUCache<string, { answer: CachedAnswer; generation: number }>;
+  private readonly answers: LRUCache<string, { answer: Answer; generation: number }>;
 
   constructor(
     ttlMs: number,
@@ -29,7 +22,7 @@ export class ResponseCache {
     this.answers = new LRUCache({ max: MAX_ANSWERS, ttl: ttlMs - 1, ttlResolution: 0, perf: { now: () => clock().getTime() } });
   }
 
-  get(key: string): CachedAnswer | undefined {
+  get(key: string): Answer | undefined {
     const entry = this.answers.get(key);
     if (!entry) return undefined;
     if (entry.generation === this.generation()) return entry.answer;
@@ -38,7 +31,7 @@ export class ResponseCache {
   }
 
   /** `generation` is the one read before the answer was computed: a change meanwhile makes it stale at once. */
-  set(key: string, answer: CachedAnswer, generation: number): void {
+  set(key: string, answer: Answer, generation: number): void {
     this.answers.set(key, { answer, generation });
   }
 }

@@ -1,10 +1,12 @@
 // The public REST contract as data: each endpoint is one GraphQL operation, a mapper from the HTTP
 // request to its variables and a mapper from its result to the JSON of docs/api.md.
+import type { DocumentNode } from 'graphql';
 import type { RateValues } from '../db/rates.js';
 import { QUOTE_NOTE } from '../domain/currencies.js';
-import { BadRequestError, UnauthorizedError } from '../errors.js';
-import type { Viewer } from '../schema/context.js';
-import { RawJson, ratesJson, seriesJson, type Json } from './json.js';
+import { graphql, type TadaDocumentNode } from '../graphql.js';
+import { ANONYMOUS, type ApiKeyViewer } from '../schema/context.js';
+import { datedRatesRefused, mayReadDatedRates } from '../schema/viewer-scopes.js';
+import { RawJson, ratesJson, seriesJson, type Json } from '../json.js';
 import { JsonFields } from './body.js';
 import { QueryParams, checkBase, parseAmount, parseCode, parseCodeList, parseDate } from './params.js';
 
@@ -13,11 +15,18 @@ export interface RouteRequest {
   search: URLSearchParams;
   /** the raw request body of a route that takes one (`body: 'json'`), else null */
   body: string | null;
-  viewer: Viewer | null;
+  viewer: ApiKeyViewer | null;
   documentationUrl: string;
 }
 
-export interface Route<Data = any> {
+/**
+ * One endpoint: its operation (`document`), typed from schema.graphql (src/graphql.ts) by
+ * `defineRoute`, so that `variables` must return exactly the document's variables and `respond`
+ * reads exactly its result, checked at compile time. The facade holds every route as a plain
+ * `Route` and runs only these documents, compiled once at start-up (steps/operation.ts `prepareDocuments`):
+ * nothing from a request becomes a document.
+ */
+export interface Route<Result = unknown, Variables = Record<string, unknown>> {
   /** the operation's name; also how usage and logs name the endpoint */
   name: string;
   /** HEAD is answered by the GET route */
@@ -35,17 +44,29 @@ export interface Route<Data = any> {
   body?: 'json';
   /** the answer depends only on the query, the viewer's plan, the stored rates and the time: identical requests may share it briefly */
   cacheable?: boolean;
-  document: string;
-  variables: (req: RouteRequest) => Record<string, unknown>;
-  respond: (data: Data, req: RouteRequest) => { body: Json; status?: number };
+  /** answers with rates: a stale answer says so (D23 in docs/decisions.md, src/rest/steps/freshness.ts) */
+  rates?: boolean;
+  document: DocumentNode;
+  variables(req: RouteRequest): Variables;
+  respond(data: Result, req: RouteRequest): { body: Json; status?: number };
   cacheControl: string;
 }
 
-const defineRoute = <Data>(route: Route<Data>): Route<Data> => route;
+/** Refuses a `variables` that returns a variable its document does not declare. */
+type OnlyDeclared<Returned, Declared> = [Exclude<keyof Returned, keyof Declared>] extends [never]
+  ? unknown
+  : { variables: 'returns a variable that the document does not declare' };
 
-/** Every rate operation also asks for freshness, so stale responses can say so (D23). */
-const FRESHNESS = 'freshness: serviceStatus { stale newestRateDate }';
+/**
+ * Checks a route against its document (the types come from the document alone), then hands it on
+ * as a plain `Route`: a method's parameters are bivariant, so the typed route is one. (An enum value
+ * written as a literal in `variables` needs `as const`: TypeScript widens it while it infers.)
+ */
+export const defineRoute = <Result, Variables extends Record<string, unknown>, Returned extends Variables>(
+  route: Route<NoInfer<Result>, Returned> & { document: TadaDocumentNode<Result, Variables> } & OnlyDeclared<Returned, Variables>,
+): Route => route;
 
+/** The day of /latest and /{date}, whichever field of the schema answered it. */
 interface DayData {
   date: string;
   timestamp: number;
@@ -73,22 +94,16 @@ const SUBSCRIPTIONS = '/api/webhook-subscriptions';
 /** The list fields of docs/api.md §2.11, in its order. */
 const SUBSCRIPTION_FIELDS = 'id url currencies description isActive failureCount lastSuccessAt createdAt';
 
-type SubscriptionData = {
-  id: string;
-  url: string;
-  currencies: string[];
-  description: string | null;
-};
 const DATE_SEGMENT = /^[0-9-]+$/; // D14: digits and dashes are a date attempt; anything else is an unknown path
 
 export const routes: readonly Route[] = [
-  defineRoute<{ version: string }>({
+  defineRoute({
     name: 'Root',
     method: 'GET',
     cacheable: true,
     path: '/',
     auth: 'none',
-    document: 'query Root { version }',
+    document: graphql('query Root { version }'),
     variables: (req) => (new QueryParams(req.search, NO_QUERY), {}),
     respond: (data, req) => ({
       body: {
@@ -100,14 +115,12 @@ export const routes: readonly Route[] = [
     }),
     cacheControl: 'no-cache',
   }),
-  defineRoute<{
-    serviceStatus: { state: string; servable: boolean; lastUpdate: string | null; stale: boolean; nextUpdateExpected: string };
-  }>({
+  defineRoute({
     name: 'Status',
     method: 'GET',
     path: '/status',
     auth: 'none',
-    document: 'query Status { serviceStatus { state servable lastUpdate stale nextUpdateExpected } }',
+    document: graphql('query Status { serviceStatus { state servable lastUpdate stale nextUpdateExpected } }'),
     variables: (req) => (new QueryParams(req.search, NO_QUERY), {}),
     respond: ({ serviceStatus: s }) => ({
       status: s.servable ? 200 : 503,
@@ -120,13 +133,13 @@ export const routes: readonly Route[] = [
     }),
     cacheControl: 'no-cache',
   }),
-  defineRoute<{ currencies: { code: string; name: string; symbol: string; country: string }[] }>({
+  defineRoute({
     name: 'Symbols',
     method: 'GET',
     cacheable: true,
     path: '/symbols',
     auth: 'none',
-    document: 'query Symbols { currencies { code name symbol country } }',
+    document: graphql('query Symbols { currencies { code name symbol country } }'),
     variables: (req) => (new QueryParams(req.search, NO_QUERY), {}),
     respond: ({ currencies }) => ({
       body: {
@@ -139,23 +152,21 @@ export const routes: readonly Route[] = [
     }),
     cacheControl: 'public, max-age=86400',
   }),
-  defineRoute<{
-    convert: { from: string; to: string; amount: string; rate: string; result: string; date: string; timestamp: number };
-  }>({
+  defineRoute({
     name: 'Convert',
     method: 'GET',
     cacheable: true,
+    rates: true,
     path: '/convert',
     auth: 'optional',
-    document: `query Convert($from: CurrencyCode!, $to: CurrencyCode!, $amount: Decimal!, $date: LocalDate) {
+    document: graphql(`query Convert($from: CurrencyCode!, $to: CurrencyCode!, $amount: Decimal!, $date: LocalDate) {
       convert(from: $from, to: $to, amount: $amount, date: $date) { from to amount rate result date timestamp }
-      ${FRESHNESS}
-    }`,
+    }`),
     variables: (req) => {
-      // D11, D12: a historical conversion without a key is refused before its parameters are read.
-      if (!req.viewer && req.search.has('date')) {
-        throw new UnauthorizedError('Historical conversion (date) needs an API key: send Authorization: Bearer <key>');
-      }
+      // Who may ask for a dated conversion is the core's rule (the `datedRates` scope). It is asked
+      // here too, on the mere presence of `date`, only because D11 puts the key (401) before the
+      // parameters (400) and the parameters are read before the operation runs.
+      if (req.search.has('date') && !mayReadDatedRates(req.viewer ?? ANONYMOUS)) throw datedRatesRefused();
       const params = new QueryParams(req.search, ['from', 'to', 'amount', 'date']);
       const from = parseCode(params.required('from'), 'from');
       const to = parseCode(params.required('to'), 'to');
@@ -176,30 +187,30 @@ export const routes: readonly Route[] = [
     }),
     cacheControl: 'no-store',
   }),
-  defineRoute<{ latest: DayData }>({
+  defineRoute({
     name: 'Latest',
     method: 'GET',
     cacheable: true,
+    rates: true,
     path: '/latest',
     auth: 'key',
-    document: `query Latest($codes: [CurrencyCode!]) {
+    document: graphql(`query Latest($codes: [CurrencyCode!]) {
       latest { date timestamp rates(codes: $codes) }
-      ${FRESHNESS}
-    }`,
+    }`),
     variables: (req) => ({ codes: symbolsAndBase(new QueryParams(req.search, ['symbols', 'base'])) }),
     respond: (data) => ({ body: ratesBody(data.latest) }),
     cacheControl: 'no-store',
   }),
-  defineRoute<{ latest: DayData }>({
+  defineRoute({
     name: 'LatestCurrency',
     method: 'GET',
     cacheable: true,
+    rates: true,
     path: '/latest/:currency',
     auth: 'key',
-    document: `query LatestCurrency($code: CurrencyCode!) {
+    document: graphql(`query LatestCurrency($code: CurrencyCode!) {
       latest(having: $code) { date timestamp rates(codes: [$code]) }
-      ${FRESHNESS}
-    }`,
+    }`),
     variables: (req) => {
       new QueryParams(req.search, NO_QUERY);
       return { code: parseCode(req.params.currency!, 'the path') };
@@ -207,21 +218,20 @@ export const routes: readonly Route[] = [
     respond: (data) => ({ body: ratesBody(data.latest) }),
     cacheControl: 'no-store',
   }),
-  defineRoute<{ timeSeries: { rates: Record<string, RateValues> } }>({
+  defineRoute({
     name: 'TimeSeries',
     method: 'GET',
     cacheable: true,
+    rates: true,
     path: '/timeseries',
     auth: 'key',
-    document: `query TimeSeries($start: LocalDate!, $end: LocalDate!, $codes: [CurrencyCode!]) {
+    document: graphql(`query TimeSeries($start: LocalDate!, $end: LocalDate!, $codes: [CurrencyCode!]) {
       timeSeries(startDate: $start, endDate: $end, having: $codes) { rates(codes: $codes) }
-      ${FRESHNESS}
-    }`,
+    }`),
     variables: (req) => {
       const params = new QueryParams(req.search, ['start_date', 'end_date', 'symbols', 'base']);
       const start = parseDate(params.required('start_date'), 'start_date');
       const end = parseDate(params.required('end_date'), 'end_date');
-      if (end < start) throw new BadRequestError('end_date must not be before start_date');
       return { start, end, codes: symbolsAndBase(params) };
     },
     respond: (data, req) => ({
@@ -236,17 +246,17 @@ export const routes: readonly Route[] = [
     }),
     cacheControl: 'no-store',
   }),
-  defineRoute<{ rateDay: DayData }>({
+  defineRoute({
     name: 'RateDay',
     method: 'GET',
     cacheable: true,
+    rates: true,
     path: '/:date',
     paramPatterns: { date: DATE_SEGMENT },
     auth: 'key',
-    document: `query RateDay($date: LocalDate!) {
+    document: graphql(`query RateDay($date: LocalDate!) {
       rateDay(date: $date) { date timestamp rates }
-      ${FRESHNESS}
-    }`,
+    }`),
     variables: (req) => {
       new QueryParams(req.search, NO_QUERY);
       return { date: parseDate(req.params.date!, 'the path') };
@@ -254,17 +264,17 @@ export const routes: readonly Route[] = [
     respond: (data) => ({ body: ratesBody(data.rateDay) }),
     cacheControl: 'no-store',
   }),
-  defineRoute<{ rateDay: DayData }>({
+  defineRoute({
     name: 'RateDayCurrency',
     method: 'GET',
     cacheable: true,
+    rates: true,
     path: '/:date/:currency',
     paramPatterns: { date: DATE_SEGMENT },
     auth: 'key',
-    document: `query RateDayCurrency($date: LocalDate!, $code: CurrencyCode!) {
+    document: graphql(`query RateDayCurrency($date: LocalDate!, $code: CurrencyCode!) {
       rateDay(date: $date, having: $code) { date timestamp rates(codes: [$code]) }
-      ${FRESHNESS}
-    }`,
+    }`),
     variables: (req) => {
       new QueryParams(req.search, NO_QUERY);
       return { date: parseDate(req.params.date!, 'the path'), code: parseCode(req.params.currency!, 'the path') };
@@ -273,15 +283,15 @@ export const routes: readonly Route[] = [
     cacheControl: 'no-store',
   }),
   // Webhook subscriptions (docs/api.md §4.2) on the same listener.
-  defineRoute<{ createWebhookSubscription: { signingSecret: string; subscription: SubscriptionData } }>({
+  defineRoute({
     name: 'CreateWebhookSubscription',
     method: 'POST',
     path: SUBSCRIPTIONS,
     auth: 'account',
     body: 'json',
-    document: `mutation CreateWebhookSubscription($input: CreateWebhookSubscriptionInput!) {
+    document: graphql(`mutation CreateWebhookSubscription($input: CreateWebhookSubscriptionInput!) {
       createWebhookSubscription(input: $input) { signingSecret subscription { id url currencies description } }
-    }`,
+    }`),
     variables: (req) => {
       new QueryParams(req.search, NO_QUERY);
       const body = new JsonFields(req.body!, ['url', 'currencies', 'description']);
@@ -299,41 +309,41 @@ export const routes: readonly Route[] = [
     }),
     cacheControl: 'no-store',
   }),
-  defineRoute<{ webhookSubscriptions: { subscriptions: SubscriptionData[]; limit: number } }>({
+  defineRoute({
     name: 'WebhookSubscriptions',
     method: 'GET',
     path: SUBSCRIPTIONS,
     auth: 'account',
-    document: `query WebhookSubscriptions {
+    document: graphql(`query WebhookSubscriptions {
       webhookSubscriptions { subscriptions { ${SUBSCRIPTION_FIELDS} } limit }
-    }`,
+    }`),
     variables: (req) => (new QueryParams(req.search, NO_QUERY), {}),
     respond: ({ webhookSubscriptions: list }) => ({
       body: { success: true, subscriptions: list.subscriptions, limit: list.limit },
     }),
     cacheControl: 'no-store',
   }),
-  defineRoute<{ deleteWebhookSubscription: string }>({
+  defineRoute({
     name: 'DeleteWebhookSubscription',
     method: 'DELETE',
     path: `${SUBSCRIPTIONS}/:id`,
     auth: 'account',
-    document: 'mutation DeleteWebhookSubscription($id: Text!) { deleteWebhookSubscription(id: $id) }',
+    document: graphql('mutation DeleteWebhookSubscription($id: Text!) { deleteWebhookSubscription(id: $id) }'),
     variables: (req) => (new QueryParams(req.search, NO_QUERY), { id: req.params.id! }),
     respond: ({ deleteWebhookSubscription: id }) => ({
       body: { success: true, message: `Webhook subscription ${id} deleted; its pending deliveries are cancelled` },
     }),
     cacheControl: 'no-store',
   }),
-  defineRoute<{ setWebhookSubscriptionActive: SubscriptionData }>({
+  defineRoute({
     name: 'UpdateWebhookSubscription',
     method: 'PATCH',
     path: `${SUBSCRIPTIONS}/:id`,
     auth: 'account',
     body: 'json',
-    document: `mutation UpdateWebhookSubscription($id: Text!, $isActive: Boolean!) {
+    document: graphql(`mutation UpdateWebhookSubscription($id: Text!, $isActive: Boolean!) {
       setWebhookSubscriptionActive(id: $id, isActive: $isActive) { ${SUBSCRIPTION_FIELDS} }
-    }`,
+    }`),
     variables: (req) => {
       new QueryParams(req.search, NO_QUERY);
       return { id: req.params.id!, isActive: new JsonFields(req.body!, ['isActive']).boolean('isActive') };
@@ -341,14 +351,14 @@ export const routes: readonly Route[] = [
     respond: ({ setWebhookSubscriptionActive: subscription }) => ({ body: { success: true, subscription } }),
     cacheControl: 'no-store',
   }),
-  defineRoute<{ testWebhookSubscription: { delivered: boolean; responseStatus: number; message: string } }>({
+  defineRoute({
     name: 'TestWebhookSubscription',
     method: 'POST',
     path: `${SUBSCRIPTIONS}/:id/test`,
     auth: 'account',
-    document: `mutation TestWebhookSubscription($id: Text!) {
+    document: graphql(`mutation TestWebhookSubscription($id: Text!) {
       testWebhookSubscription(id: $id) { delivered responseStatus message }
-    }`,
+    }`),
     variables: (req) => (new QueryParams(req.search, NO_QUERY), { id: req.params.id! }),
     respond: ({ testWebhookSubscription: test }) => ({
       body: { success: test.delivered, responseStatus: test.responseStatus, message: test.message },

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database, UsageDailyTable } from '../db/database.js';
 import { addUsage } from '../db/usage.js';
 import { sydneyDate } from '../domain/calendar.js';
-import type { Viewer } from '../schema/context.js';
+import type { ApiKeyViewer } from '../schema/context.js';
 
 const FLUSH_EVERY_MS = 5_000;
 
@@ -18,7 +18,7 @@ export class UsageRecorder {
     this.timer.unref();
   }
 
-  record(viewer: Viewer, endpoint: string, status: number): void {
+  record(viewer: ApiKeyViewer, endpoint: string, status: number): void {
     const day = this.sydneyDay();
     let ofKey = this.counts.get(viewer.keyId);
     if (!ofKey) this.counts.set(viewer.keyId, (ofKey = new Map<string, UsageDailyTable>()));

@@ -2,14 +2,14 @@
 // at or above a share of their quota in the current period.
 import { resolveArrayConnection } from '@pothos/plugin-relay';
 import { sql } from 'kysely';
-import type { AccountStatus, Plan } from '../db/database.js';
+import type { AccountStatus } from '../db/database.js';
+import type { Plan } from '../domain/plans.js';
 import { billingPeriod } from '../domain/billing.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
 import { BadRequestError } from '../errors.js';
 import { PlanEnum } from './account.js';
 import { analyticsRead, checkPage, checkRange, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './analytics-support.js';
 import { builder } from './builder.js';
-import { requireOperator } from './context.js';
 
 interface PlanStatusCount {
   plan: Plan;
@@ -52,6 +52,7 @@ const QuotaUseRef = builder.objectRef<QuotaUse>('AccountQuotaUse').implement({
 });
 
 const AccountStats = builder.objectRef<object>('AccountStats').implement({
+  authScopes: { operator: true },
   fields: (t) => ({
     byPlanAndStatus: t.field({
       type: [PlanStatusCountRef],
@@ -109,9 +110,7 @@ builder.queryFields((t) => ({
   accountStats: t.field({
     type: AccountStats,
     description: 'Accounts by plan and status, sign-ups by day, and quota alerts (operator only)',
-    resolve: (_root, _args, ctx) => {
-      requireOperator(ctx);
-      return {};
-    },
+    authScopes: { operator: true },
+    resolve: () => ({}),
   }),
 }));

@@ -1,8 +1,9 @@
 import { findAccountByEmail, insertAccount, updateAccount } from '../db/accounts.js';
-import { ACCOUNT_STATUSES, PLANS, type Account } from '../db/database.js';
+import { ACCOUNT_STATUSES, type Account } from '../db/database.js';
+import { PLANS } from '../domain/plans.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { builder } from './builder.js';
-import { requireOperator, type Context } from './context.js';
+import type { Context } from './context.js';
 
 export const PlanEnum = builder.enumType('Plan', { values: PLANS });
 const AccountStatusEnum = builder.enumType('AccountStatus', { values: ACCOUNT_STATUSES });
@@ -25,7 +26,6 @@ export async function accountByEmail(ctx: Context, email: string): Promise<Accou
 
 /** Plan and status decide what a key may do: every process's key cache must hear of the change. */
 async function changeAccount(ctx: Context, email: string, changes: Parameters<typeof updateAccount>[2]): Promise<Account> {
-  requireOperator(ctx);
   const account = await updateAccount(ctx.services.db, email, changes);
   if (!account) throw new NotFoundError(`No account with e-mail ${email.toLowerCase()}`);
   await ctx.services.changes.publish('keys_changed');
@@ -39,8 +39,8 @@ builder.mutationFields((t) => ({
       email: t.arg({ type: 'EmailAddress', required: true }),
       plan: t.arg({ type: PlanEnum, required: true }),
     },
+    authScopes: { operator: true },
     resolve: async (_root, { email, plan }, ctx) => {
-      requireOperator(ctx);
       const account = await insertAccount(ctx.services.db, email, plan);
       if (!account) throw new ConflictError(`An account with e-mail ${email.toLowerCase()} already exists`);
       return account;
@@ -53,6 +53,7 @@ builder.mutationFields((t) => ({
       email: t.arg({ type: 'EmailAddress', required: true }),
       plan: t.arg({ type: PlanEnum, required: true }),
     },
+    authScopes: { operator: true },
     resolve: (_root, { email, plan }, ctx) => changeAccount(ctx, email, { plan }),
   }),
   setAccountStatus: t.field({
@@ -62,6 +63,7 @@ builder.mutationFields((t) => ({
       email: t.arg({ type: 'EmailAddress', required: true }),
       status: t.arg({ type: AccountStatusEnum, required: true }),
     },
+    authScopes: { operator: true },
     resolve: (_root, { email, status }, ctx) => changeAccount(ctx, email, { status }),
   }),
 }));

@@ -7,7 +7,7 @@ import { PLAN_LIMITS, replacesKeyOnCreate } from '../domain/plans.js';
 import { KeyLimitReachedError, NotFoundError } from '../errors.js';
 import { accountByEmail } from './account.js';
 import { builder } from './builder.js';
-import { requireOperator, type Context } from './context.js';
+import type { Context } from './context.js';
 
 const KeyStatusEnum = builder.enumType('ApiKeyStatus', { values: KEY_STATUSES });
 
@@ -81,8 +81,8 @@ builder.mutationFields((t) => ({
     type: CreatedApiKeyRef,
     description: "Issues a key. On single-key plans (Free, Starter) it revokes the existing key; on the others it is refused beyond the plan's key count.",
     args: { email: t.arg({ type: 'EmailAddress', required: true }) },
+    authScopes: { operator: true },
     resolve: async (_root, { email }, ctx) => {
-      requireOperator(ctx);
       const account = await accountByEmail(ctx, email);
       return issueApiKey(ctx, account);
     },
@@ -91,8 +91,8 @@ builder.mutationFields((t) => ({
     type: ApiKeyRef,
     description: 'Revokes the active key with this prefix; it stops working at once.',
     args: { prefix: t.arg({ type: 'Text', required: true }) },
+    authScopes: { operator: true },
     resolve: async (_root, { prefix }, ctx) => {
-      requireOperator(ctx);
       const revoked = await revokeApiKeyByPrefix(ctx.services.db, prefix);
       if (!revoked) throw new NotFoundError(`No active API key with prefix ${prefix}`);
       await ctx.services.changes.publish('keys_changed');

@@ -1,10 +1,13 @@
 import SchemaBuilder from '@pothos/core';
 import RelayPlugin from '@pothos/plugin-relay';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import type { RateValues } from '../db/rates.js';
 import type { Context } from './context.js';
+import { refusalFor, viewerScopes, type ViewerScopes } from './viewer-scopes.js';
 
 export const builder = new SchemaBuilder<{
   Context: Context;
+  AuthScopes: ViewerScopes;
   DefaultFieldNullability: false;
   Scalars: {
     LocalDate: { Input: string; Output: string };
@@ -19,7 +22,12 @@ export const builder = new SchemaBuilder<{
   };
 }>({
   defaultFieldNullability: false,
-  plugins: [RelayPlugin],
+  // scope-auth first, so its checks run before any other plugin's wrapping of a resolver.
+  plugins: [ScopeAuthPlugin, RelayPlugin],
+  scopeAuth: {
+    authScopes: viewerScopes,
+    unauthorizedError: (_parent, _ctx, _info, result) => refusalFor(result.failure),
+  },
   // Cursor pagination for the analytics lists (the internal endpoint); no global Node ids. Cursors
   // are opaque IDs, checked before use (src/schema/analytics-support.ts), never stored.
   relay: { clientMutationId: 'omit', cursorType: 'ID', nodeQueryOptions: false, nodesQueryOptions: false },

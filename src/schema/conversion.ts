@@ -6,7 +6,7 @@ import { builder } from './builder.js';
 import type { Context } from './context.js';
 import { CurrencyCodeEnum } from './currency.js';
 import { checkHistory } from './plan-rules.js';
-import type { RateDay } from '../domain/rate-history.js';
+import { rateIn } from '../domain/rate-history.js';
 
 const MAX_AMOUNT = new Dec('1e15'); // D14 (docs/decisions.md)
 
@@ -32,8 +32,6 @@ const ConversionRef = builder.objectRef<Conversion>('Conversion').implement({
   }),
 });
 
-const rateOf = (day: RateDay, code: CurrencyCode) => (code === 'AUD' ? '1' : day.rates[code]);
-
 /** The newest day on or before `onOrBefore` (or the newest of all) on which both codes have a rate (D9). */
 async function dayForConversion(ctx: Context, from: CurrencyCode, to: CurrencyCode, onOrBefore: string | null) {
   const history = await ctx.rates.history();
@@ -52,6 +50,8 @@ builder.queryField('convert', (t) =>
       amount: t.arg({ type: 'Decimal', required: true }),
       date: t.arg({ type: 'LocalDate' }),
     },
+    // Today's rates are for everyone; a date makes it a historical conversion (D12).
+    authScopes: (_root, { date }) => (date ? { datedRates: true } : true),
     resolve: async (_root, { from, to, amount, date }, ctx) => {
       if (from === 'TWI' || to === 'TWI') {
         throw new BadRequestError('TWI is the trade-weighted index, not a currency: it cannot be converted');
@@ -65,7 +65,7 @@ builder.queryField('convert', (t) =>
         const when = date ?? sydneyDate(ctx.services.clock());
         throw new BadRequestError(`No ${from} and ${to} rates are available on or before ${when}`);
       }
-      const maths = convertAmount(amount, rateOf(day, from)!, rateOf(day, to)!);
+      const maths = convertAmount(amount, rateIn(day.rates, from)!, rateIn(day.rates, to)!);
       return { from, to, amount: normalizeDecimal(amount), ...maths, date: day.date };
     },
   }),

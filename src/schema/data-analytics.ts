@@ -3,10 +3,9 @@
 import { resolveArrayConnection, resolveOffsetConnection } from '@pothos/plugin-relay';
 import { sql } from 'kysely';
 import { addDays, isBusinessDay, publicationSlot } from '../domain/calendar.js';
-import { PUBLISHED_CODES } from '../rba/codes.js';
+import { PUBLISHED_CODES } from '../domain/currencies.js';
 import { analyticsRead, checkPage, checkRange, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './analytics-support.js';
 import { builder } from './builder.js';
-import { requireOperator } from './context.js';
 
 interface StoredDay {
   date: string;
@@ -52,8 +51,8 @@ builder.queryFields((t) => ({
     type: PublicationDay,
     description: 'Stored rate days in an inclusive range of dates, newest first (operator only)',
     args: { from: t.arg({ type: 'LocalDate', required: true }), to: t.arg({ type: 'LocalDate', required: true }) },
+    authScopes: { operator: true },
     resolve: (_root, args, ctx) => {
-      requireOperator(ctx);
       checkRange(args.from, args.to);
       checkPage(args);
       return resolveOffsetConnection({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE }, ({ offset, limit }) =>
@@ -77,8 +76,8 @@ builder.queryFields((t) => ({
     description:
       'The business days (Monday to Friday but NSW holidays) in an inclusive range whose rates are missing or incomplete, oldest first. A code the RBA did not publish that day is counted as missing too (operator only)',
     args: { from: t.arg({ type: 'LocalDate', required: true }), to: t.arg({ type: 'LocalDate', required: true }) },
+    authScopes: { operator: true },
     resolve: async (_root, args, ctx) => {
-      requireOperator(ctx);
       checkRange(args.from, args.to);
       checkPage(args);
       const stored = await analyticsRead(ctx, async (db) => {

@@ -1,12 +1,25 @@
 // The plans' history and time-series windows (D13 in docs/decisions.md), enforced from the viewer's
-// plan. The operator (no viewer) is never restricted.
-import type { Plan } from '../db/database.js';
+// plan: an API key's account's or a dashboard session's. Only the operator is never restricted; an
+// anonymous viewer reaches no dated rates at all (the `datedRates` scope refuses it first).
 import { addDays, daysBetween, sydneyDate } from '../domain/calendar.js';
-import { PLAN_LIMITS, type PlanLimits } from '../domain/plans.js';
-import { PlanRestrictedError, SubscriptionLimitReachedError, WebhooksNotAvailableError } from '../errors.js';
-import type { Context } from './context.js';
+import { PLAN_LIMITS, PLANS, type Plan, type PlanLimits } from '../domain/plans.js';
+import { BadRequestError, PlanRestrictedError, SubscriptionLimitReachedError, WebhooksNotAvailableError } from '../errors.js';
+import type { Context, Viewer } from './context.js';
+import { datedRatesRefused } from './viewer-scopes.js';
 
-const UPGRADE_ORDER: readonly Plan[] = ['free', 'starter', 'professional', 'business', 'enterprise'];
+/** The plan whose windows bind a viewer; null for the operator. */
+function planOf(viewer: Viewer): Plan | null {
+  switch (viewer.kind) {
+    case 'operator':
+      return null;
+    case 'apiKey':
+      return viewer.plan;
+    case 'session':
+      return viewer.account.plan;
+    case 'anonymous':
+      throw datedRatesRefused();
+  }
+}
 
 function historyWindow(limits: PlanLimits, today: string): string {
   if (limits.historyDays === null) return 'no historical rates';
@@ -21,38 +34,42 @@ function reaches(limits: PlanLimits, date: string, today: string): boolean {
 
 /** The first plan above `plan` that passes `allows`. */
 function upgradeFor(plan: Plan, allows: (limits: PlanLimits) => boolean): PlanLimits {
-  const found = UPGRADE_ORDER.slice(UPGRADE_ORDER.indexOf(plan) + 1).find((p) => allows(PLAN_LIMITS[p]));
+  const found = PLANS.slice(PLANS.indexOf(plan) + 1).find((p) => allows(PLAN_LIMITS[p]));
   return PLAN_LIMITS[found ?? 'enterprise'];
 }
 
 /** A dated request (/{date}, dated /convert, a time series' start) must fall in the plan's history. */
 export function checkHistory(ctx: Context, date: string, what: string): void {
-  const viewer = ctx.viewer;
-  if (!viewer) return;
-  const limits = PLAN_LIMITS[viewer.plan];
+  const plan = planOf(ctx.viewer);
+  if (plan === null) return;
+  const limits = PLAN_LIMITS[plan];
   const today = sydneyDate(ctx.services.clock());
   if (reaches(limits, date, today)) return;
-  const upgrade = upgradeFor(viewer.plan, (l) => reaches(l, date, today));
+  const upgrade = upgradeFor(plan, (l) => reaches(l, date, today));
   throw new PlanRestrictedError(
     `The ${limits.name} plan gives ${historyWindow(limits, today)}, so ${what} for ${date} is not included; the ${upgrade.name} plan allows it (${historyWindow(upgrade, today)})`,
   );
 }
 
-/** D13: end − start in days must not exceed the plan's time-series range. */
+/**
+ * A range must run forwards (a parameter error, 400, for every viewer and before any plan rule, as
+ * D11 orders them); then D13: end − start in days must not exceed the plan's time-series range.
+ */
 export function checkTimeSeries(ctx: Context, start: string, end: string): void {
-  const viewer = ctx.viewer;
-  if (!viewer) return;
-  const limits = PLAN_LIMITS[viewer.plan];
+  if (end < start) throw new BadRequestError('end_date must not be before start_date');
+  const plan = planOf(ctx.viewer);
+  if (plan === null) return;
+  const limits = PLAN_LIMITS[plan];
   const days = daysBetween(start, end);
   if (limits.timeSeriesDays === null) {
     const today = sydneyDate(ctx.services.clock());
-    const upgrade = upgradeFor(viewer.plan, (l) => (l.timeSeriesDays ?? -1) >= days && reaches(l, start, today));
+    const upgrade = upgradeFor(plan, (l) => (l.timeSeriesDays ?? -1) >= days && reaches(l, start, today));
     throw new PlanRestrictedError(
       `The ${limits.name} plan has no time-series access; the ${upgrade.name} plan allows ranges of up to ${upgrade.timeSeriesDays} days with ${historyWindow(upgrade, today)}`,
     );
   }
   if (days > limits.timeSeriesDays) {
-    const upgrade = upgradeFor(viewer.plan, (l) => (l.timeSeriesDays ?? -1) >= days);
+    const upgrade = upgradeFor(plan, (l) => (l.timeSeriesDays ?? -1) >= days);
     const allowed = (upgrade.timeSeriesDays ?? 0) >= days;
     throw new PlanRestrictedError(
       `The ${limits.name} plan allows time series of up to ${limits.timeSeriesDays} days; ${start} to ${end} spans ${days}` +

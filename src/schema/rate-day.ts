@@ -1,13 +1,10 @@
 import { sydneyDate, unixTimestampOfDate } from '../domain/calendar.js';
 import type { CurrencyCode } from '../domain/currencies.js';
-import type { RateDay, RateValues } from '../domain/rate-history.js';
-import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../errors.js';
+import { pickRates, rateIn, type RateDay, type RateValues } from '../domain/rate-history.js';
+import { NotFoundError, ServiceUnavailableError } from '../errors.js';
 import { builder } from './builder.js';
 import { CurrencyCodeEnum } from './currency.js';
 import { checkHistory, checkTimeSeries } from './plan-rules.js';
-
-/** History starts on the first business day of 2018; nothing earlier is ever stored or served. */
-export const FIRST_DATE = '2018-01-01';
 
 export const RateDayRef = builder.objectRef<RateDay>('RateDay').implement({
   description: 'The rates the RBA published for one day.',
@@ -22,24 +19,16 @@ export const RateDayRef = builder.objectRef<RateDay>('RateDay').implement({
       type: 'RateMap',
       description: 'Rates of the day, all published codes or only `codes`; AUD asked for explicitly is 1.',
       args: { codes: t.arg({ type: [CurrencyCodeEnum] }) },
-      resolve: (day, { codes }) => pickRates(day.rates, codes),
+      resolve: (day, { codes }) => ratesOf(day.rates, codes),
     }),
   }),
 });
 
-function pickRates(rates: RateValues, codes: readonly CurrencyCode[] | null | undefined): RateValues {
-  if (!codes) return rates;
-  const picked: Record<string, string> = {};
-  for (const code of codes) {
-    if (code === 'AUD') picked.AUD = '1';
-    else if (rates[code] !== undefined) picked[code] = rates[code];
-  }
-  return picked;
-}
+const ratesOf = (rates: RateValues, codes: readonly CurrencyCode[] | null | undefined): RateValues => (codes ? pickRates(rates, codes) : rates);
 
 function seriesMap(days: readonly RateDay[], codes: readonly CurrencyCode[] | null | undefined): Record<string, RateValues> {
   const map: Record<string, RateValues> = {};
-  for (const day of days) map[day.date] = pickRates(day.rates, codes);
+  for (const day of days) map[day.date] = ratesOf(day.rates, codes);
   return map;
 }
 
@@ -80,11 +69,12 @@ builder.queryFields((t) => ({
       date: t.arg({ type: 'LocalDate', required: true }),
       having: t.arg({ type: CurrencyCodeEnum }),
     },
+    authScopes: { datedRates: true },
     resolve: async (_root, { date, having }, ctx) => {
       checkHistory(ctx, date, 'the rates');
       const day = (await ctx.rates.history()).day(date);
       if (!day) throw noDataFor(date);
-      if (having && having !== 'AUD' && day.rates[having] === undefined) throw noDataFor(date, having);
+      if (having && rateIn(day.rates, having) === undefined) throw noDataFor(date, having);
       return day;
     },
   }),
@@ -97,13 +87,13 @@ builder.queryFields((t) => ({
       endDate: t.arg({ type: 'LocalDate', required: true }),
       having: t.arg({ type: [CurrencyCodeEnum] }),
     },
+    authScopes: { datedRates: true },
     resolve: async (_root, { startDate, endDate, having }, ctx) => {
-      if (endDate < startDate) throw new BadRequestError('end_date must not be before start_date');
       checkTimeSeries(ctx, startDate, endDate);
       // Only days up to today in Sydney are served (the clock decides what "today" is).
       const today = sydneyDate(ctx.services.clock());
       const stored = (await ctx.rates.history()).between(startDate, endDate > today ? today : endDate);
-      const days = having ? stored.filter((day) => having.some((code) => code === 'AUD' || day.rates[code] !== undefined)) : stored;
+      const days = having ? stored.filter((day) => having.some((code) => rateIn(day.rates, code) !== undefined)) : stored;
       if (days.length === 0) throw new NotFoundError(`No data available between ${startDate} and ${endDate}`);
       return days;
     },

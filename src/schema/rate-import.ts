@@ -1,6 +1,6 @@
+import { SOURCE_FORMATS } from '../domain/source-format.js';
 import { importRates, type ImportOutcome } from '../jobs/import-rates.js';
 import { builder } from './builder.js';
-import { requireOperator } from './context.js';
 import { CurrencyCodeEnum } from './currency.js';
 
 const RateInput = builder.inputType('RateInput', {
@@ -17,7 +17,7 @@ const RateDayInput = builder.inputType('RateDayInput', {
   }),
 });
 
-const SourceFormatEnum = builder.enumType('SourceFormat', { values: ['csv', 'xls', 'rss'] as const });
+const SourceFormatEnum = builder.enumType('SourceFormat', { values: SOURCE_FORMATS });
 
 const ImportRatesInput = builder.inputType('ImportRatesInput', {
   fields: (t) => ({
@@ -51,8 +51,8 @@ builder.mutationField('importRates', (t) =>
     description:
       'Stores parsed RBA days in one transaction: new values are inserted, changed ones replace the old and are recorded, identical ones change nothing. A day newer than any stored is a publication: its webhook deliveries are recorded in the same transaction.',
     args: { input: t.arg({ type: ImportRatesInput, required: true }) },
+    authScopes: { operator: true },
     resolve: async (_root, { input }, ctx) => {
-      requireOperator(ctx);
       return importRates(ctx.services, { ...input, publicationDate: input.publicationDate ?? null });
     },
   }),

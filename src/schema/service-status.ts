@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
 import { nextPublicationSlotAt } from '../domain/calendar.js';
+import { freshnessOf } from '../domain/freshness.js';
 import { builder } from './builder.js';
 import type { Context } from './context.js';
-
-const STALE_AFTER_MS = 2 * 60 * 60 * 1000; // D22 (docs/decisions.md): stale two hours past the due publication
 
 interface ServiceStatus {
   /** from the cached freshness: 'degraded' when stale or empty */
@@ -21,7 +20,6 @@ const StateEnum = builder.enumType('ServiceState', { values: ['operational', 'de
 const ServiceStatusRef = builder.objectRef<ServiceStatus>('ServiceStatus').implement({
   description: 'Freshness of the stored data, as D22 defines it.',
   fields: (t) => ({
-    // Rate responses ask only for `stale` and `newestRateDate`, answered from the process cache;
     // `state` and `servable` (asked by /status) also check that the store answers right now.
     state: t.field({
       type: StateEnum,
@@ -73,7 +71,7 @@ async function serviceStatus(ctx: Context): Promise<ServiceStatus> {
   if (newestDate === null || due === null) {
     return { state: 'degraded', servable: false, lastUpdate: lastStoredAt, stale: true, nextUpdateExpected: nextPublicationSlotAt(now), newestRateDate: null };
   }
-  const stale = now.getTime() > due.getTime() + STALE_AFTER_MS;
+  const { stale } = freshnessOf(history, now);
   return { state: stale ? 'degraded' : 'operational', servable: true, lastUpdate: lastStoredAt, stale, nextUpdateExpected: due, newestRateDate: newestDate };
 }
 

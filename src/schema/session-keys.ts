@@ -5,7 +5,7 @@ import { AccountSuspendedError, NotFoundError } from '../errors.js';
 import { AccountRef } from './account.js';
 import { ApiKeyRef, CreatedApiKeyRef, issueApiKey } from './api-key.js';
 import { builder } from './builder.js';
-import { requireSession } from './session.js';
+import { sessionViewerOf } from './viewer-scopes.js';
 
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -26,8 +26,9 @@ builder.mutationFields((t) => ({
   createSessionApiKey: t.field({
     type: CreatedApiKeyRef,
     description: "Issues a key to the signed-in account, by its plan's rules (createApiKey); refused for a suspended account.",
+    authScopes: { session: true },
     resolve: async (_root, _args, ctx) => {
-      const { account } = requireSession(ctx);
+      const { account } = sessionViewerOf(ctx);
       if (account.status === 'suspended') throw new AccountSuspendedError('The account is suspended: no new keys can be created');
       return issueApiKey(ctx, account);
     },
@@ -36,8 +37,9 @@ builder.mutationFields((t) => ({
     type: ApiKeyRef,
     description: "Revokes one of the signed-in account's active keys; it stops working at once.",
     args: { id: t.arg({ type: 'Text', required: true }) },
+    authScopes: { session: true },
     resolve: async (_root, { id }, ctx) => {
-      const { account } = requireSession(ctx);
+      const { account } = sessionViewerOf(ctx);
       const revoked = UUID_SHAPE.test(id) ? await revokeKeyOfAccount(ctx.services.db, account.id, id) : null;
       if (!revoked) throw new NotFoundError('No active API key of this account has that id');
       await ctx.services.changes.publish('keys_changed');

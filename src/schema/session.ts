@@ -5,11 +5,14 @@ import { z } from 'zod';
 import { findAccountByEmail, insertAccount } from '../db/accounts.js';
 import { consumeSignInLink, deleteSession, findSession, insertSession, insertSignInLink, recentLinks, touchSession } from '../db/sign-in.js';
 import type { Account } from '../db/database.js';
+import { secondsUntil } from '../domain/calendar.js';
 import { signInMail } from '../mail/sign-in-mail.js';
-import { BadRequestError, InvalidSignInLinkError, RateLimitExceededError, SignInRequiredError } from '../errors.js';
+import { BadRequestError, InvalidSignInLinkError, RateLimitExceededError } from '../errors.js';
 import { AccountRef } from './account.js';
 import { builder } from './builder.js';
-import type { Context, Services, SessionViewer } from './context.js';
+import type { SessionViewer } from './context.js';
+import type { Services } from '../services.js';
+import { sessionViewerOf } from './viewer-scopes.js';
 
 export const SIGN_IN_LINK_MINUTES = 15;
 const HOUR_MS = 3_600_000;
@@ -51,20 +54,13 @@ export async function authenticateSession(services: Services, token: string): Pr
     return null;
   }
   if (now - session.lastSeenAt.getTime() >= TOUCH_INTERVAL_MS) await touchSession(services.db, tokenHash, new Date(now));
-  return { tokenHash, account: session.account };
-}
-
-export function requireSession(ctx: Context): SessionViewer {
-  if (!ctx.session) throw new SignInRequiredError('Sign in to the dashboard first');
-  return ctx.session;
+  return { kind: 'session', tokenHash, account: session.account };
 }
 
 function waitMessage(oldest: Date | null, now: Date, what: string): RateLimitExceededError {
-  const seconds = Math.max(1, Math.ceil(((oldest?.getTime() ?? now.getTime()) + HOUR_MS - now.getTime()) / 1000));
+  const seconds = secondsUntil(new Date((oldest ?? now).getTime() + HOUR_MS), now);
   const minutes = Math.ceil(seconds / 60);
-  return new RateLimitExceededError(`Too many sign-in links ${what} in the last hour. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
-    'Retry-After': String(seconds),
-  });
+  return new RateLimitExceededError(`Too many sign-in links ${what} in the last hour. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, seconds);
 }
 
 interface SignedIn {
@@ -83,7 +79,8 @@ builder.queryFields((t) => ({
   sessionAccount: t.field({
     type: AccountRef,
     description: 'The account of the signed-in dashboard session.',
-    resolve: (_root, _args, ctx) => requireSession(ctx).account,
+    authScopes: { session: true },
+    resolve: (_root, _args, ctx) => sessionViewerOf(ctx).account,
   }),
 }));
 
@@ -146,8 +143,9 @@ builder.mutationFields((t) => ({
   signOut: t.field({
     type: 'Boolean',
     description: 'Ends the dashboard session: its token stops working at once.',
+    authScopes: { session: true },
     resolve: async (_root, _args, ctx) => {
-      await deleteSession(ctx.services.db, requireSession(ctx).tokenHash);
+      await deleteSession(ctx.services.db, sessionViewerOf(ctx).tokenHash);
       return true;
     },
   }),

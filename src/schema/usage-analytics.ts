@@ -6,8 +6,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { PlanEnum } from './account.js';
 import { analyticsRead, checkPage, checkRange, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './analytics-support.js';
 import { builder } from './builder.js';
-import { requireOperator } from './context.js';
-import type { Plan } from '../db/database.js';
+import type { Plan } from '../domain/plans.js';
 
 const DIMENSIONS = ['DAY', 'WEEK', 'MONTH', 'ACCOUNT', 'PLAN', 'KEY', 'ENDPOINT', 'OUTCOME'] as const;
 type Dimension = (typeof DIMENSIONS)[number];
@@ -104,6 +103,7 @@ const UsageGroup = builder.objectRef<UsageGroupRow>('UsageGroup').implement({
 });
 
 const UsageReport = builder.objectRef<UsageArgs>('UsageReport').implement({
+  authScopes: { operator: true },
   fields: (t) => ({
     from: t.field({ type: 'LocalDate', resolve: (r) => r.from }),
     to: t.field({ type: 'LocalDate', resolve: (r) => r.to }),
@@ -156,8 +156,8 @@ builder.queryFields((t) => ({
       groupBy: t.arg({ type: [UsageDimension], required: true, defaultValue: [] }),
       orderBy: t.arg({ type: UsageOrder, required: true, defaultValue: 'GROUPS' }),
     },
-    resolve: (_root, args, ctx) => {
-      requireOperator(ctx);
+    authScopes: { operator: true },
+    resolve: (_root, args) => {
       checkRange(args.from, args.to);
       return args;
     },

@@ -5,7 +5,6 @@ import { resolveOffsetConnection } from '@pothos/plugin-relay';
 import { sql } from 'kysely';
 import { analyticsRead, checkPage, checkRange, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './analytics-support.js';
 import { builder } from './builder.js';
-import { requireOperator } from './context.js';
 
 /** the consecutive failures at which a subscription turns inactive (D28 in docs/decisions.md) */
 const DEACTIVATE_AFTER_FAILURES = 10;
@@ -79,6 +78,7 @@ const COUNTS = sql`
   coalesce(sum(d.attempts), 0)::int AS attempts`;
 
 const WebhookHealth = builder.objectRef<WebhookHealthArgs>('WebhookHealth').implement({
+  authScopes: { operator: true },
   fields: (t) => ({
     overall: t.field({
       type: DeliveryCountsRef,
@@ -132,8 +132,8 @@ builder.queryFields((t) => ({
       to: t.arg({ type: 'LocalDate', required: true }),
       failingOnly: t.arg.boolean({ required: true, defaultValue: false, description: 'only the active subscriptions whose latest attempt failed' }),
     },
-    resolve: (_root, args, ctx) => {
-      requireOperator(ctx);
+    authScopes: { operator: true },
+    resolve: (_root, args) => {
       checkRange(args.from, args.to);
       return args;
     },

@@ -3,7 +3,7 @@
 // src/jobs/webhook-deliveries.ts's.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { lockAccount } from '../db/accounts.js';
-import type { Plan, WebhookSubscription } from '../db/database.js';
+import type { WebhookSubscription } from '../db/database.js';
 import {
   countSubscriptions,
   deleteSubscription,
@@ -16,7 +16,7 @@ import {
   type RecentAttempt,
 } from '../db/webhooks.js';
 import { CURRENCY_CODES } from '../domain/currencies.js';
-import { PLAN_LIMITS } from '../domain/plans.js';
+import { PLAN_LIMITS, type Plan } from '../domain/plans.js';
 import { AccountSuspendedError, BadRequestError, InvalidApiKeyError, NotFoundError, ServiceUnavailableError } from '../errors.js';
 import { deliveryPayload } from '../webhooks/payload.js';
 import { generateSigningSecret } from '../webhooks/secret-box.js';
@@ -34,28 +34,37 @@ const SUBSCRIPTION_ID = /^[0-9a-f]{32}$/;
 /** how many attempts a subscription lists as its recent deliveries */
 const RECENT_ATTEMPTS = 50;
 
-/** Whose subscriptions these are: the account behind the API key, or the dashboard session's. */
-interface Owner {
+/** The account whose subscriptions these are. */
+interface Subscriber {
   accountId: string;
   plan: Plan;
-  /** only a session can belong to a suspended account: a suspended account's keys are refused before this */
-  suspended: boolean;
 }
 
-function requireViewer(ctx: Context): Owner {
-  if (ctx.viewer) return { accountId: ctx.viewer.accountId, plan: ctx.viewer.plan, suspended: false };
-  if (ctx.session) {
-    const { account } = ctx.session;
-    return { accountId: account.id, plan: account.plan, suspended: account.status === 'suspended' };
+/** The key's account, or the signed-in dashboard session's (docs/api.md §4.2). */
+function requireSubscriber(ctx: Context): Subscriber {
+  const { viewer } = ctx;
+  if (viewer.kind === 'apiKey') return viewer;
+  if (viewer.kind === 'session') return { accountId: viewer.account.id, plan: viewer.account.plan };
+  throw new InvalidApiKeyError('Webhook subscriptions belong to an account: an API key or a dashboard session is needed');
+}
+
+/**
+ * A subscriber that may change its subscriptions. A suspended account's keys are refused before
+ * any operation; its dashboard session may still look, but not change anything.
+ */
+function requireActiveSubscriber(ctx: Context): Subscriber {
+  const subscriber = requireSubscriber(ctx);
+  if (ctx.viewer.kind === 'session' && ctx.viewer.account.status === 'suspended') {
+    throw new AccountSuspendedError('This account is suspended: its webhook subscriptions cannot be created or changed until it is reinstated');
   }
-  throw new InvalidApiKeyError('Webhook subscriptions need an API key: send Authorization: Bearer <key>');
+  return subscriber;
 }
 
 const noSuchSubscription = (id: string) => new NotFoundError(`No webhook subscription ${id}`);
 
 /** The viewer's subscription; another account's and an unknown id look the same (404). */
 async function ownSubscription(ctx: Context, id: string): Promise<WebhookSubscription> {
-  const viewer = requireViewer(ctx);
+  const viewer = requireSubscriber(ctx);
   const subscription = SUBSCRIPTION_ID.test(id) ? await findSubscription(ctx.services.db, viewer.accountId, id) : undefined;
   if (!subscription) throw noSuchSubscription(id);
   return subscription;
@@ -159,8 +168,9 @@ builder.queryField('webhookSubscriptions', (t) =>
   t.field({
     type: SubscriptionListRef,
     description: "The viewer's subscriptions, oldest first, and the plan's limit",
+    authScopes: { apiKey: true, session: true },
     resolve: async (_root, _args, ctx) => {
-      const viewer = requireViewer(ctx);
+      const viewer = requireSubscriber(ctx);
       return {
         subscriptions: await listSubscriptions(ctx.services.db, viewer.accountId),
         limit: PLAN_LIMITS[viewer.plan].webhookSubscriptions,
@@ -174,9 +184,9 @@ builder.mutationFields((t) => ({
     type: CreatedSubscriptionRef,
     description: 'Subscribes an HTTPS URL on a public host to new publications (D26)',
     args: { input: t.arg({ type: CreateInput, required: true }) },
+    authScopes: { apiKey: true, session: true },
     resolve: async (_root, { input }, ctx) => {
-      const viewer = requireViewer(ctx);
-      if (viewer.suspended) throw new AccountSuspendedError('The account is suspended: no new webhook subscriptions can be created');
+      const viewer = requireActiveSubscriber(ctx);
       const { webhooks, db } = ctx.services;
       // D11: the request's own faults (400) before the plan's (403).
       const url = parseWebhookUrl(input.url, webhooks.policy.allowPrivate);
@@ -208,8 +218,9 @@ builder.mutationFields((t) => ({
     type: 'String',
     description: "Removes one of the viewer's subscriptions and its pending deliveries; returns its id",
     args: { id: t.arg({ type: 'Text', required: true }) },
+    authScopes: { apiKey: true, session: true },
     resolve: async (_root, { id }, ctx) => {
-      const viewer = requireViewer(ctx);
+      const viewer = requireActiveSubscriber(ctx);
       // One statement, limited to the viewer's own: another account's id is simply not found.
       if (!SUBSCRIPTION_ID.test(id) || !(await deleteSubscription(ctx.services.db, viewer.accountId, id))) throw noSuchSubscription(id);
       return id;
@@ -219,8 +230,9 @@ builder.mutationFields((t) => ({
     type: WebhookSubscriptionRef,
     description: 'Re-activates a subscription, resetting its failure count (D28), or deactivates it',
     args: { id: t.arg({ type: 'Text', required: true }), isActive: t.arg.boolean({ required: true }) },
+    authScopes: { apiKey: true, session: true },
     resolve: async (_root, { id, isActive }, ctx) => {
-      const viewer = requireViewer(ctx);
+      const viewer = requireActiveSubscriber(ctx);
       if (isActive) checkWebhooksAvailable(viewer.plan); // D11: plan (403) before data (404)
       const updated = SUBSCRIPTION_ID.test(id) ? await setSubscriptionActive(ctx.services.db, viewer.accountId, id, isActive) : undefined;
       if (!updated) throw noSuchSubscription(id);
@@ -231,8 +243,9 @@ builder.mutationFields((t) => ({
     type: TestDeliveryRef,
     description: 'Sends one signed rates.test delivery with the latest rates now; changes no counters (D28)',
     args: { id: t.arg({ type: 'Text', required: true }) },
+    authScopes: { apiKey: true, session: true },
     resolve: async (_root, { id }, ctx) => {
-      checkWebhooksAvailable(requireViewer(ctx).plan); // D11: plan (403) before data (404)
+      checkWebhooksAvailable(requireActiveSubscriber(ctx).plan); // D11: plan (403) before data (404)
       const subscription = await ownSubscription(ctx, id);
       const history = await ctx.rates.history();
       const day = history.newestDate === null ? null : history.day(history.newestDate);

@@ -3,7 +3,9 @@
 // currencies and written exactly as the REST API writes them.
 import type { WebhookEvent } from '../db/database.js';
 import { unixTimestampOfDate } from '../domain/calendar.js';
-import { ratesJson, stringify } from '../rest/json.js';
+import { PUBLISHED_CODES } from '../domain/currencies.js';
+import { pickRates } from '../domain/rate-history.js';
+import { ratesJson, stringify } from '../json.js';
 
 /** `day.rates` as served (canonicalRates): the payload writes them as they are. */
 export function deliveryPayload(
@@ -12,7 +14,8 @@ export function deliveryPayload(
   day: { date: string; rates: Record<string, string> },
   currencies: readonly string[] | null,
 ): string {
-  const rates = currencies === null ? day.rates : pick(day.rates, currencies);
+  // A subscription's currencies are delivered in the order of the code list, as /latest writes them.
+  const rates = currencies === null ? day.rates : pickRates(day.rates, PUBLISHED_CODES.filter((code) => currencies.includes(code)));
   return stringify({
     event,
     date: day.date,
@@ -22,10 +25,4 @@ export function deliveryPayload(
     // the rate day's timestamp, as in /latest: the same bytes on every retry
     timestamp: unixTimestampOfDate(day.date),
   });
-}
-
-function pick(rates: Record<string, string>, codes: readonly string[]): Record<string, string> {
-  const picked: Record<string, string> = {};
-  for (const code in rates) if (codes.includes(code)) picked[code] = rates[code]!;
-  return picked;
 }

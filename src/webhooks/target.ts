@@ -6,6 +6,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { BadRequestError } from '../errors.js';
+import { parseIpAddress } from '../ip-address.js';
 
 /** All addresses of a name. */
 export type Resolver = (hostname: string) => Promise<string[]>;
@@ -74,12 +75,8 @@ export function parseWebhookUrl(text: string, allowPrivate: boolean): URL {
 
 /** true for public unicast addresses only; an IPv4-mapped IPv6 address is judged as the IPv4 address it maps. */
 export function isPublicAddress(address: string): boolean {
-  const bare = address.replace(/^\[(.*)\]$/, '$1');
-  // Only dotted-quad IPv4: ipaddr.js would also read '127.1' or octal forms, which a socket may not.
-  if (!bare.includes(':') && !ipaddr.IPv4.isValidFourPartDecimal(bare)) return false;
-  if (!ipaddr.isValid(bare)) return false;
-  let parsed = ipaddr.parse(bare);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  const parsed = parseIpAddress(address);
+  if (parsed === null) return false;
   if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
   const v6 = parsed as ipaddr.IPv6;
   // 6to4, Teredo and NAT64 (rfc6052) have ranges of their own, so embedded private IPv4 addresses are

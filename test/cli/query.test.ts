@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importFixtureVia, oneJson, runCli, serviceOnOwnStore } from '../support/cli.js';
+import { graphql } from '../../src/graphql.js';
 
 const { store, service } = serviceOnOwnStore();
 const dir = mkdtempSync(join(tmpdir(), 'cli-query-'));
@@ -27,7 +28,7 @@ describe('cli query', () => {
     const printed = oneJson(result);
     expect(printed).toEqual({ data: { rateDay: { date: '2026-05-11', rates: { USD: '0.7013', EUR: '0.5964' } } } });
     // the same answer the endpoint gives
-    expect(printed.data).toEqual(await service.operator('query Day($date: LocalDate!) { rateDay(date: $date) { date rates(codes: [USD, EUR]) } }', { date: '2026-05-11' }));
+    expect(printed.data).toEqual(await service.operator(graphql('query Day($date: LocalDate!) { rateDay(date: $date) { date rates(codes: [USD, EUR]) } }'), { date: '2026-05-11' }));
   });
 
   it('exits 1 with the whole result on stdout when it has errors', async () => {

@@ -3,6 +3,7 @@
 // process against a running service.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAccountVia, oneJson, runCli, serviceOnOwnStore } from '../support/cli.js';
+import { graphql } from '../../src/graphql.js';
 
 const { store, service } = serviceOnOwnStore();
 beforeAll(async () => {
@@ -24,7 +25,7 @@ async function refusal(args: string[], exitCode: number | 'non-zero' = 1): Promi
 /** Whether an account exists, asked of the running service. */
 async function accountExists(email: string): Promise<boolean> {
   try {
-    await service.operator('mutation($e: EmailAddress!) { setAccountStatus(email: $e, status: active) { id } }', { e: email });
+    await service.operator(graphql('mutation($e: EmailAddress!) { setAccountStatus(email: $e, status: active) { id } }'), { e: email });
     return true;
   } catch (error) {
     expect(String(error)).toContain('No account');

@@ -5,6 +5,7 @@
 // Never a 5xx, never a stack trace, never a change.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Browser, PUBLIC_URL, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
+import { graphql } from '../../src/graphql.js';
 
 let t: DashboardApp;
 beforeAll(async () => {
@@ -48,8 +49,8 @@ async function stateOf(email: string) {
 }
 
 async function professional(email: string): Promise<{ browser: Browser; csrf: string; keyId: string; subscriptionId: string }> {
-  await t.operator('mutation($e: EmailAddress!) { createAccount(email: $e, plan: professional) { id } }', { e: email });
-  await t.operator('mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }', { e: email });
+  await t.operator(graphql('mutation($e: EmailAddress!) { createAccount(email: $e, plan: professional) { id } }'), { e: email });
+  await t.operator(graphql('mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }'), { e: email });
   const browser = new Browser(t);
   await browser.signIn(t, email);
   const csrf = Browser.csrfOf(await (await browser.get('/dashboard/keys')).text());

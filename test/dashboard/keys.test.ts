@@ -2,6 +2,7 @@
 // confirmed, disabled past the plan's count), revoke with confirmation; another account's key is 404.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Browser, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
+import { graphql } from '../../src/graphql.js';
 
 let t: DashboardApp;
 beforeAll(async () => {
@@ -61,8 +62,8 @@ it('on Free, replacing the key needs the confirmation, and then the old key stop
 });
 
 it("disables Generate at the plan's key count with the reason", async () => {
-  await t.operator('mutation { createAccount(email: "pro@example.com", plan: professional) { id } }');
-  for (let i = 0; i < 5; i++) await t.operator('mutation { createApiKey(email: "pro@example.com") { key } }');
+  await t.operator(graphql('mutation { createAccount(email: "pro@example.com", plan: professional) { id } }'));
+  for (let i = 0; i < 5; i++) await t.operator(graphql('mutation { createApiKey(email: "pro@example.com") { key } }'));
   const browser = await signedIn('pro@example.com');
   const html = await (await browser.get('/dashboard/keys')).text();
   expect(html).toContain('The Professional plan allows 5 active keys: revoke one to generate another.');
@@ -101,7 +102,7 @@ it("answers 404 for another account's key id, a malformed one, and a forged CSRF
 
 it('refuses new keys to a suspended account, and sends signed-out visitors to sign in', async () => {
   const browser = await signedIn('suspended@example.com');
-  await t.operator('mutation { setAccountStatus(email: "suspended@example.com", status: suspended) { id } }');
+  await t.operator(graphql('mutation { setAccountStatus(email: "suspended@example.com", status: suspended) { id } }'));
   const html = await (await browser.get('/dashboard/keys')).text();
   expect(html).toContain('The account is suspended: no new keys can be created.');
   expect((await browser.post('/dashboard/keys', { csrf: Browser.csrfOf(html) })).status).toBe(403);

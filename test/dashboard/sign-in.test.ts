@@ -2,6 +2,7 @@
 // received by a real SMTP server and the app's clock moved for expiry.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Browser, PUBLIC_URL, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
+import { graphql } from '../../src/graphql.js';
 
 let t: DashboardApp;
 beforeEach(async () => {
@@ -137,8 +138,8 @@ describe('the whole flow', () => {
   });
 
   it('lets a suspended account sign in and shows the banner', async () => {
-    await t.operator('mutation { createAccount(email: "gone@example.com", plan: starter) { id } }');
-    await t.operator('mutation { setAccountStatus(email: "gone@example.com", status: suspended) { id } }');
+    await t.operator(graphql('mutation { createAccount(email: "gone@example.com", plan: starter) { id } }'));
+    await t.operator(graphql('mutation { setAccountStatus(email: "gone@example.com", status: suspended) { id } }'));
     const browser = new Browser(t);
     await browser.signIn(t, 'gone@example.com');
     expect(await (await browser.get('/dashboard')).text()).toContain('This account is suspended');

@@ -4,6 +4,7 @@
 // account's own requests are counted.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Browser, pageText, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
+import { graphql } from '../../src/graphql.js';
 
 let t: DashboardApp;
 beforeAll(async () => {
@@ -25,9 +26,9 @@ async function accountIdOf(email: string): Promise<string> {
 
 it("charts this period's days beside the previous period's, and splits this period by endpoint, key and outcome", async () => {
   const email = 'usage@example.com';
-  await t.operator('mutation { createAccount(email: "usage@example.com", plan: professional) { id } }');
-  const first = (await t.operator('mutation { createApiKey(email: "usage@example.com") { key } }')).data.createApiKey.key as string;
-  const second = (await t.operator('mutation { createApiKey(email: "usage@example.com") { key } }')).data.createApiKey.key as string;
+  await t.operator(graphql('mutation { createAccount(email: "usage@example.com", plan: professional) { id } }'));
+  const first = (await t.operator(graphql('mutation { createApiKey(email: "usage@example.com") { key } }'))).data!.createApiKey.key;
+  const second = (await t.operator(graphql('mutation { createApiKey(email: "usage@example.com") { key } }'))).data!.createApiKey.key;
   const accountId = await accountIdOf(email);
   // Periods start on the 5th: this one runs 5 May – 4 June, the previous 5 April – 4 May.
   await t.db.updateTable('accounts').set({ billing_day: 5 }).where('id', '=', accountId).execute();
@@ -80,7 +81,7 @@ it("charts this period's days beside the previous period's, and splits this peri
 
 it("shows Free's one-time allowance since sign-up, with no previous period", async () => {
   const browser = await signedIn('free-usage@example.com');
-  const key = (await t.operator('mutation { createApiKey(email: "free-usage@example.com") { key } }')).data.createApiKey.key as string;
+  const key = (await t.operator(graphql('mutation { createApiKey(email: "free-usage@example.com") { key } }'))).data!.createApiKey.key;
   expect((await t.request('/latest', { key })).status).toBe(200);
   await t.app.usage.flush();
   const html = await (await browser.get('/dashboard/usage')).text();

@@ -3,10 +3,12 @@
 // shown once), Send test to a real HTTPS receiver, pause and re-activate, delete after confirmation,
 // the recent deliveries of the worker's attempts; Free and Starter see what the plan would give; a
 // suspended account or a full plan cannot create; another account's id is 404 and changes nothing.
+import type { Plan } from '../../src/domain/plans.js';
 import type { RbaDay } from '../../src/rba/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { Browser, pageText, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
+import { graphql } from '../../src/graphql.js';
 import { tableResolver } from '../support/dns.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -34,9 +36,9 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
 
   let accounts = 0;
   /** A signed-in browser of a new account on `plan`, and its page's CSRF token. */
-  async function signedIn(plan: string): Promise<{ browser: Browser; email: string; csrf: string }> {
+  async function signedIn(plan: Plan): Promise<{ browser: Browser; email: string; csrf: string }> {
     const email = `hooks-${++accounts}@example.com`;
-    await t.operator('mutation($e: EmailAddress!, $p: Plan!) { createAccount(email: $e, plan: $p) { id } }', { e: email, p: plan });
+    await t.operator(graphql('mutation($e: EmailAddress!, $p: Plan!) { createAccount(email: $e, plan: $p) { id } }'), { e: email, p: plan });
     const browser = new Browser(t);
     await browser.signIn(t, email);
     const csrf = Browser.csrfOf(await (await browser.get('/dashboard/webhooks')).text());
@@ -146,7 +148,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
   });
 
   it('shows Free and Starter what Professional gives, with no form, and refuses a forced creation', async () => {
-    for (const plan of ['free', 'starter']) {
+    for (const plan of ['free', 'starter'] as const) {
       const { browser, email, csrf } = await signedIn(plan);
       const html = await (await browser.get('/dashboard/webhooks')).text();
       const text = pageText(html);
@@ -169,14 +171,28 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
     expect(await subscriptionsOf(email)).toHaveLength(3);
   });
 
-  it('a suspended account sees why and cannot create', async () => {
+  it('a suspended account sees why, with no actions, and can neither create nor change a subscription', async () => {
     const { browser, email, csrf } = await signedIn('professional');
-    await t.operator('mutation($e: EmailAddress!) { setAccountStatus(email: $e, status: suspended) { id } }', { e: email });
-    const text = pageText(await (await browser.get('/dashboard/webhooks')).text());
-    expect(text).toContain('The account is suspended: no new webhook subscriptions can be created.');
+    expect((await browser.post('/dashboard/webhooks', { csrf, url: receiver.url('/before-suspension') })).status).toBe(200);
+    const before = await subscriptionsOf(email);
+    await t.operator(graphql('mutation($e: EmailAddress!) { setAccountStatus(email: $e, status: suspended) { id } }'), { e: email });
+    const html = await (await browser.get('/dashboard/webhooks')).text();
+    expect(pageText(html)).toContain('The account is suspended: webhook subscriptions cannot be created or changed until it is reinstated.');
+    expect(html).not.toContain('action="/dashboard/webhooks/active"');
+    expect(html).not.toContain('action="/dashboard/webhooks/test"');
+    expect(html).not.toContain('href="/dashboard/webhooks/delete');
     const forced = await browser.post('/dashboard/webhooks', { csrf, url: receiver.url('/suspended') });
     expect(forced.status).toBe(403);
-    expect(await subscriptionsOf(email)).toHaveLength(0);
+    const id = before[0]!.id;
+    for (const [path, fields] of [
+      ['/dashboard/webhooks/active', { csrf, id, active: 'false' }],
+      ['/dashboard/webhooks/test', { csrf, id }],
+      ['/dashboard/webhooks/delete', { csrf, id }],
+    ] as const) {
+      expect((await browser.post(path, fields)).status).toBe(403);
+    }
+    expect(await subscriptionsOf(email)).toEqual(before);
+    expect(receiver.deliveries).toHaveLength(0);
   });
 
   it("answers 404 for another account's subscription id, or a malformed one, in every form, and changes nothing", async () => {

@@ -2,7 +2,9 @@
 // per Sydney day, and the accounts at or above a share of their current period's quota.
 import { describe, expect, it } from 'vitest';
 import { syntheticTable } from '../support/rates.js';
-import { NOW, PERIOD, account, appForFile } from '../limits/support.js';
+import { NOW, PERIOD, account } from '../limits/support.js';
+import { appForFile } from '../support/app.js';
+import { graphql } from '../../src/graphql.js';
 
 // NOW is 2026-05-12 03:00 UTC, 13:00 in Sydney; billing day 20 puts the period at 2026-04-20
 const t = appForFile({ now: NOW }, syntheticTable('2026-05-04', '2026-05-11'));
@@ -15,10 +17,10 @@ describe('accountStats', () => {
     await account(t, 'professional', { billingDay: 20, used: 49_000, period: '2026-03-20' }); // last period's count: none this one
     const free = await account(t, 'free', { used: 240 }); // 80% of Free's one-time 300
     const suspended = await account(t, 'business', { billingDay: 20, used: 500_000, period: PERIOD });
-    await t.operator('mutation($e: EmailAddress!) { setAccountStatus(email: $e, status: suspended) { id } }', { e: suspended.email });
+    await t.operator(graphql('mutation($e: EmailAddress!) { setAccountStatus(email: $e, status: suspended) { id } }'), { e: suspended.email });
 
     const query = (percent: number) => `alerts${percent}: quotaAlerts(atLeastPercent: ${percent}) { edges { node { email plan used quota percent periodStart } } }`;
-    const result = await t.operator(`{ accountStats {
+    const result = await t.operatorText(`{ accountStats {
       byPlanAndStatus { plan status accounts }
       createdByDay(from: "2026-05-01", to: "2026-05-31") { day accounts }
       ${query(75)} ${query(90)} ${query(100)}
@@ -33,7 +35,7 @@ describe('accountStats', () => {
     ]);
     // created by the database's clock: today in Sydney, whatever day the test runs
     const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Australia/Sydney' }).format(new Date());
-    const createdByDay = (await t.operator(`{ accountStats { createdByDay(from: "${today}", to: "${today}") { day accounts } } }`)).data.accountStats.createdByDay;
+    const createdByDay = (await t.operatorText(`{ accountStats { createdByDay(from: "${today}", to: "${today}") { day accounts } } }`)).data.accountStats.createdByDay;
     expect(createdByDay).toEqual([{ day: today, accounts: 6 }]);
     expect(stats.createdByDay).toEqual(today.startsWith('2026-05') ? [{ day: today, accounts: 6 }] : []);
 
@@ -46,7 +48,7 @@ describe('accountStats', () => {
   });
 
   it('refuses a share outside 1–100', async () => {
-    const result = await t.operator('{ accountStats { quotaAlerts(atLeastPercent: 0) { edges { cursor } } } }');
+    const result = await t.operator(graphql('{ accountStats { quotaAlerts(atLeastPercent: 0) { edges { cursor } } } }'));
     expect(result.errors?.[0]).toMatchObject({ message: 'atLeastPercent must be between 1 and 100', extensions: { code: 'bad_request' } });
   });
 });

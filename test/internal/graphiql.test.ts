@@ -2,14 +2,10 @@
 // origin (every src and href, and every url() in its styles, is inline or relative); queries need
 // the token, given once through the sign-in form as an HttpOnly, SameSite=Strict cookie.
 import { Parser } from 'htmlparser2';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATOR_TOKEN, startTestApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { OPERATOR_TOKEN, appForFile } from '../support/app.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t?.close());
+const t = appForFile();
 
 const ORIGIN = 'http://internal.test';
 const internal = (path: string, init: RequestInit = {}) => t.app.internal.fetch(`${ORIGIN}${path}`, { redirect: 'manual', ...init });

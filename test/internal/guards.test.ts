@@ -1,42 +1,38 @@
 // The internal endpoint refuses operations past its depth, cost and alias limits before running
 // them, and an analytics read past its statement timeout is cancelled by the database.
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { withStatementTimeout } from '../../src/db/statement-timeout.js';
 import { QueryTimeoutError } from '../../src/errors.js';
 import { OPERATION_LIMITS } from '../../src/internal/limits.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { appForFile } from '../support/app.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t?.close());
+const t = appForFile();
 
 const messages = (result: { errors?: { message: string }[] }) => (result.errors ?? []).map((e) => e.message);
 
 describe('operation limits on the internal endpoint', () => {
   it('runs an operation within the limits', async () => {
-    expect(await t.operator('{ version currencies { code } }')).toEqual({ data: { version: expect.any(String), currencies: expect.any(Array) } });
+    expect(await t.operatorText('{ version currencies { code } }')).toEqual({ data: { version: expect.any(String), currencies: expect.any(Array) } });
   });
 
   it('refuses an operation nested deeper than the limit', async () => {
     const depth = OPERATION_LIMITS.depth + 1;
     const document = `{ ${'serviceStatus { '.repeat(depth)}state${' }'.repeat(depth)} }`;
-    const result = await t.operator(document);
+    const result = await t.operatorText(document);
     expect(result.data).toBeUndefined();
     expect(messages(result)).toContain(`Syntax Error: Query depth limit of ${OPERATION_LIMITS.depth} exceeded, found ${depth + 1}.`);
   });
 
   it('refuses an operation whose cost is over the limit, even when every field is valid', async () => {
-    const result = await t.operator(`{ currencies { ${'code '.repeat(OPERATION_LIMITS.cost)}} }`);
+    const result = await t.operatorText(`{ currencies { ${'code '.repeat(OPERATION_LIMITS.cost)}} }`);
     expect(result.data).toBeUndefined();
     expect(messages(result)).toEqual([expect.stringMatching(new RegExp(`^Syntax Error: Query Cost limit of ${OPERATION_LIMITS.cost} exceeded, found [0-9]+\\.$`))]);
   });
 
   it('refuses more aliases than the limit', async () => {
     const aliases = Array.from({ length: OPERATION_LIMITS.aliases + 1 }, (_, i) => `v${i}: version`).join(' ');
-    const result = await t.operator(`{ ${aliases} }`);
+    const result = await t.operatorText(`{ ${aliases} }`);
     expect(result.data).toBeUndefined();
     expect(messages(result)).toEqual([`Syntax Error: Aliases limit of ${OPERATION_LIMITS.aliases} exceeded, found ${OPERATION_LIMITS.aliases + 1}.`]);
   });

@@ -7,7 +7,8 @@ import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { scrape, sample, seriesValue } from '../support/prometheus.js';
 import { syntheticTable } from '../support/rates.js';
 import { useWebhookReceiver } from '../support/webhook-receiver.js';
-import { NOW, PERIOD, account, appForFile } from '../limits/support.js';
+import { NOW, PERIOD, account } from '../limits/support.js';
+import { appForFile } from '../support/app.js';
 
 const t = appForFile({ now: NOW }, syntheticTable('2026-03-02', '2026-05-11'));
 

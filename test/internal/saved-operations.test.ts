@@ -2,20 +2,16 @@
 // within the internal endpoint's limits, and each runs there without errors.
 import { readdirSync, readFileSync } from 'node:fs';
 import { parse, specifiedRules, validate } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { operationLimitRules } from '../../src/internal/limits.js';
 import { schema } from '../../src/schema/index.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { appForFile } from '../support/app.js';
 
 const DIR = new URL('../../docs/operations/', import.meta.url);
 const files = readdirSync(DIR).filter((name) => name.endsWith('.graphql')).sort();
 const VARIABLES = { from: '2026-05-01', to: '2026-05-31' };
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t?.close());
+const t = appForFile();
 
 describe('saved operations', () => {
   it('exist', () => {
@@ -28,7 +24,7 @@ describe('saved operations', () => {
   });
 
   it.each(files)('%s runs on the internal endpoint', async (name) => {
-    const result = await t.operator(readFileSync(new URL(name, DIR), 'utf8'), VARIABLES);
+    const result = await t.operatorText(readFileSync(new URL(name, DIR), 'utf8'), VARIABLES);
     expect(result.errors).toBeUndefined();
     expect(result.data).toBeTruthy();
   });

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PAGE_SIZE } from '../../src/schema/analytics-support.js';
 import { syntheticTable } from '../support/rates.js';
-import { appForFile } from '../limits/support.js';
+import { appForFile } from '../support/app.js';
 
 const t = appForFile({ now: '2026-05-11T22:00:00Z' }, syntheticTable('2026-03-02', '2026-05-11'));
 
@@ -31,7 +31,7 @@ beforeAll(async () => {
 const bySortedJson = (rows: object[]) => rows.map((r) => JSON.stringify(r)).sort();
 
 const usage = async (args: string, selection: string) => {
-  const result = await t.operator(`{ usage(${args}) { ${selection} } }`);
+  const result = await t.operatorText(`{ usage(${args}) { ${selection} } }`);
   if (result.errors) throw new Error(JSON.stringify(result.errors));
   return result.data.usage;
 };
@@ -90,13 +90,13 @@ describe('usage', () => {
 
   it(`refuses a page larger than ${MAX_PAGE_SIZE}, a cursor it did not give out, a reversed range and a range over three years`, async () => {
     // a page size in a variable escapes the cost limit's multiplier; the page limit still holds
-    const tooBig = await t.operator('query($n: Int) { usage(from: "2026-05-01", to: "2026-05-31") { groups(first: $n) { edges { cursor } } } }', { n: MAX_PAGE_SIZE + 1 });
+    const tooBig = await t.operatorText('query($n: Int) { usage(from: "2026-05-01", to: "2026-05-31") { groups(first: $n) { edges { cursor } } } }', { n: MAX_PAGE_SIZE + 1 });
     expect(tooBig.errors).toEqual([expect.objectContaining({ message: `first must be between 0 and ${MAX_PAGE_SIZE} (got ${MAX_PAGE_SIZE + 1}); page on with the cursor`, extensions: { code: 'bad_request' } })]);
-    const forged = await t.operator('{ usage(from: "2026-05-01", to: "2026-05-31") { groups(after: "x\\u0000y") { edges { cursor } } } }');
+    const forged = await t.operatorText('{ usage(from: "2026-05-01", to: "2026-05-31") { groups(after: "x\\u0000y") { edges { cursor } } } }');
     expect(forged.errors?.[0]).toMatchObject({ message: 'after is not a cursor this service gave out', extensions: { code: 'bad_request' } });
-    const reversed = await t.operator('{ usage(from: "2026-05-31", to: "2026-05-01") { totalRequests } }');
+    const reversed = await t.operatorText('{ usage(from: "2026-05-31", to: "2026-05-01") { totalRequests } }');
     expect(reversed.errors?.[0]).toMatchObject({ message: 'to (2026-05-01) must not be before from (2026-05-31)', extensions: { code: 'bad_request' } });
-    const long = await t.operator('{ usage(from: "2020-01-01", to: "2026-05-01") { totalRequests } }');
+    const long = await t.operatorText('{ usage(from: "2020-01-01", to: "2026-05-01") { totalRequests } }');
     expect(long.errors?.[0]).toMatchObject({ extensions: { code: 'bad_request' } });
   });
 
@@ -105,7 +105,7 @@ describe('usage', () => {
     const { createContext } = await import('../../src/schema/context.js');
     const { execute, parse } = await import('graphql');
     const { schema } = await import('../../src/schema/index.js');
-    const result = await execute({ schema, document: parse('{ usage(from: "2026-05-01", to: "2026-05-31") { totalRequests } }'), contextValue: createContext(t.app.services, {}) });
+    const result = await execute({ schema, document: parse('{ usage(from: "2026-05-01", to: "2026-05-31") { totalRequests } }'), contextValue: createContext(t.app.services, { kind: 'apiKey', accountId: 'a', keyId: 'k', plan: 'enterprise', billingDay: 1 }) });
     expect(result.errors?.[0]?.message).toBe('This operation is for the operator only');
   });
 });

@@ -2,6 +2,7 @@
 // acknowledges, one answers 500 (its delivery waits for a retry), overall and per subscription,
 // and the failing ones alone.
 import { describe, expect, it } from 'vitest';
+import { graphql } from '../../src/graphql.js';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { useWebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -25,7 +26,8 @@ describe.skipIf(!OPENSSL_AVAILABLE)('webhookHealth', () => {
     expect(await app.app.deliveries.runDue()).toBe(2);
 
     const counts = 'deliveries delivered gaveUp abandoned pending attempts successRate';
-    const result = await app.operator(`{
+    const result = await app.operator(
+      graphql(`{
       all: webhookHealth(from: "2026-05-01", to: "2026-05-31") {
         overall { ${counts} }
         deactivatedSubscriptions
@@ -33,9 +35,10 @@ describe.skipIf(!OPENSSL_AVAILABLE)('webhookHealth', () => {
       }
       failing: webhookHealth(from: "2026-05-01", to: "2026-05-31", failingOnly: true) { subscriptions { edges { node { id } } } }
       before: webhookHealth(from: "2026-05-01", to: "2026-05-11") { overall { deliveries successRate } }
-    }`);
+    }`),
+    );
     expect(result.errors).toBeUndefined();
-    const { all, failing, before } = result.data;
+    const { all, failing, before } = result.data!;
     expect(all.overall).toEqual({ deliveries: 2, delivered: 1, gaveUp: 0, abandoned: 0, pending: 1, attempts: 2, successRate: 1 });
     expect(all.deactivatedSubscriptions).toBe(0);
     expect(all.subscriptions.edges.map((e: { node: object }) => e.node)).toEqual([

@@ -10,6 +10,7 @@ import { RbaSourceError, syncRates } from '../../src/jobs/rba-sync.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { countRows, fixturePath } from '../support/cli.js';
 import { failure, fixture, startRbaServer, type RbaServer } from './rba-server.js';
+import { graphql } from '../../src/graphql.js';
 
 const TUESDAY_17H = '2026-05-12T07:00:00Z'; // Tuesday 12 May 2026, 17:00 Sydney: Tuesday's rates are due
 const RSS_MAY_12 = fixturePath('rss-cb-exchange-rates-2026-05-12.xml');
@@ -161,11 +162,11 @@ describe('syncRates from URLs (a loopback server)', () => {
   it('malformed content over HTTP stores nothing; through the operator mutation it is an rba_source_failed error', async () => {
     server.route('/garbled.xml', () => ({ status: 200, body: '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><channel>', type: 'application/rss+xml' }));
     const t = await app({ rss: server.url('/garbled.xml'), csv: CSV });
-    const result = await t.operator('mutation($s: Text) { syncRates(source: $s) { sources inserted } }', { s: server.url('/garbled.xml') });
+    const result = await t.operator(graphql('mutation($s: Text) { syncRates(source: $s) { sources inserted } }'), { s: server.url('/garbled.xml') });
     expect(result.data).toBeNull();
     expect(result.errors?.[0]?.extensions?.code).toBe('rba_source_failed');
     expect(result.errors?.[0]?.message).toContain(server.url('/garbled.xml'));
-    const viaConfig = await t.operator('mutation { syncRates { sources inserted } }');
+    const viaConfig = await t.operator(graphql('mutation { syncRates { sources inserted } }'));
     expect(viaConfig.errors?.[0]?.extensions?.code).toBe('rba_source_failed');
     expect(await countRows(t.db)).toMatchObject({ rates: 0, publications: 0 });
   });
@@ -173,7 +174,7 @@ describe('syncRates from URLs (a loopback server)', () => {
   it('the mutation answers the summary for the operator', async () => {
     const t = await app({ rss: RSS_MAY_12, csv: CSV });
     await t.importFixture('f11.1-data.csv');
-    const result = await t.operator('mutation { syncRates { sources days inserted updated published deliveries newestDate } }');
+    const result = await t.operator(graphql('mutation { syncRates { sources days inserted updated published deliveries newestDate } }'));
     expect(result).toEqual({
       data: { syncRates: { sources: [RSS_MAY_12], days: 1, inserted: 1, updated: 0, published: '2026-05-12', deliveries: 0, newestDate: '2026-05-12' } },
     });

@@ -15,6 +15,7 @@ import {
   succeeded,
   whileKeyInUse,
 } from '../support/cli.js';
+import { graphql } from '../../src/graphql.js';
 
 const { store, service } = serviceOnOwnStore();
 beforeAll(async () => {
@@ -22,7 +23,7 @@ beforeAll(async () => {
 });
 
 const statusOf = async (key: string) => (await service.get('/latest?symbols=USD', key)).status;
-const revokeVia = (prefix: string) => service.operator('mutation($p: Text!) { revokeApiKey(prefix: $p) { id } }', { p: prefix });
+const revokeVia = (prefix: string) => service.operator(graphql('mutation($p: Text!) { revokeApiKey(prefix: $p) { id } }'), { p: prefix });
 
 // Each plan has an account of its own, so the three run side by side.
 describe.concurrent('keys per plan', () => {

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstFreeVariant, keyPrefix, suburbNames } from '../../src/domain/api-key.js';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { graphql } from '../../src/graphql.js';
 
 describe('firstFreeVariant', () => {
   it('is the name itself while it is free', () => {
@@ -31,8 +32,8 @@ describe('key creation when every suburb is taken', () => {
   beforeAll(async () => {
     t = await startTestApp({ now: new Date().toISOString() });
     await t.importFixture('f11.1-data.csv');
-    const { data } = await t.operator('mutation($e: EmailAddress!) { createAccount(email: $e, plan: business) { id } }', { e: EMAIL });
-    const accountId = data.createAccount.id as string;
+    const { data } = await t.operator(graphql('mutation($e: EmailAddress!) { createAccount(email: $e, plan: business) { id } }'), { e: EMAIL });
+    const accountId = data!.createAccount.id;
     const names = suburbNames();
     for (let i = 0; i < names.length; i += 2000) {
       await t.db
@@ -47,9 +48,9 @@ describe('key creation when every suburb is taken', () => {
     const suburbs = new Set(suburbNames());
     const prefixes: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const { data, errors } = await t.operator('mutation($e: EmailAddress!) { createApiKey(email: $e) { key apiKey { prefix } } }', { e: EMAIL });
+      const { data, errors } = await t.operator(graphql('mutation($e: EmailAddress!) { createApiKey(email: $e) { key apiKey { prefix } } }'), { e: EMAIL });
       expect(errors).toBeUndefined();
-      const { key, apiKey } = data.createApiKey as { key: string; apiKey: { prefix: string } };
+      const { key, apiKey } = data!.createApiKey;
       const match = /^([a-z]+)([0-9]+)$/.exec(apiKey.prefix);
       expect(match, apiKey.prefix).not.toBeNull();
       expect(suburbs.has(match![1]!)).toBe(true);

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { suburbNames } from '../../src/domain/api-key.js';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { graphql } from '../../src/graphql.js';
 
 const KEYS = 300;
 const EMAIL = 'many-keys@example.test';
@@ -11,7 +12,7 @@ const EMAIL = 'many-keys@example.test';
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp({ now: new Date().toISOString() });
-  const { errors } = await t.operator('mutation($e: EmailAddress!) { createAccount(email: $e, plan: free) { id } }', { e: EMAIL });
+  const { errors } = await t.operator(graphql('mutation($e: EmailAddress!) { createAccount(email: $e, plan: free) { id } }'), { e: EMAIL });
   expect(errors).toBeUndefined();
 }, 60_000);
 afterAll(() => t?.close());
@@ -21,9 +22,9 @@ describe('key prefixes', () => {
 
   it(`are all different over ${KEYS} keys, each a real suburb`, { timeout: 60_000 }, async () => {
     for (let i = 0; i < KEYS; i++) {
-      const { data, errors } = await t.operator('mutation($e: EmailAddress!) { createApiKey(email: $e) { key apiKey { prefix } } }', { e: EMAIL });
+      const { data, errors } = await t.operator(graphql('mutation($e: EmailAddress!) { createApiKey(email: $e) { key apiKey { prefix } } }'), { e: EMAIL });
       expect(errors).toBeUndefined();
-      const { key, apiKey } = data.createApiKey as { key: string; apiKey: { prefix: string } };
+      const { key, apiKey } = data!.createApiKey;
       expect(key.startsWith(`${apiKey.prefix}_`)).toBe(true);
       prefixes.push(apiKey.prefix);
     }

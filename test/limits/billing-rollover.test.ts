@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
-import { account, appForFile, expectMonthly, remainingAfterOne, stored } from './support.js';
+import { account, expectMonthly, remainingAfterOne, stored } from './support.js';
+import { appForFile } from '../support/app.js';
 
 const t = appForFile({ now: '2026-01-05T03:00:00Z' }, syntheticTable('2025-12-01', '2025-12-05'));
 

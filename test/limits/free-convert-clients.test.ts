@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import type { RequestOptions } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
-import { account, appForFile } from './support.js';
+import { account } from './support.js';
+import { appForFile } from '../support/app.js';
 
 const NOW = '2026-05-12T03:00:00Z';
 const CONVERT = '/convert?from=USD&to=EUR&amount=10';

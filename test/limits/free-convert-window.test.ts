@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RequestOptions } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
-import { appForFile } from './support.js';
+import { appForFile } from '../support/app.js';
 
 const NOW = '2026-05-12T03:17:23Z';
 const CONVERT = '/convert?from=USD&to=EUR&amount=10';

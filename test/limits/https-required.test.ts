@@ -6,7 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { RequestOptions } from '../support/app.js';
 import { UUID, expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
-import { account, appForFile, expectNoRateLimitHeaders, remainingAfterOne } from './support.js';
+import { account, expectNoRateLimitHeaders, remainingAfterOne } from './support.js';
+import { appForFile } from '../support/app.js';
 
 const NOW = '2026-05-12T03:00:00Z';
 

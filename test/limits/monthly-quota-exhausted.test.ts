@@ -5,7 +5,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
-import { BILLING_DAY, NOW, PERIOD, RESET, account, appForFile, expectMonthly, secondsBetween, setQuota, stored } from './support.js';
+import { BILLING_DAY, NOW, PERIOD, RESET, account, expectMonthly, secondsBetween, setQuota, stored } from './support.js';
+import { appForFile } from '../support/app.js';
 
 const SECONDS_TO_RESET = secondsBetween(NOW, RESET); // 7 days 21 hours = 680400
 

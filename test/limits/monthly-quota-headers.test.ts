@@ -5,7 +5,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
-import { BILLING_DAY, MONTHLY, NOW, PERIOD, RESET, account, appForFile, expectMonthly, expectNoRateLimitHeaders, remainingAfterOne, setQuota, stored } from './support.js';
+import { BILLING_DAY, MONTHLY, NOW, PERIOD, RESET, account, expectMonthly, expectNoRateLimitHeaders, remainingAfterOne, setQuota, stored } from './support.js';
+import { appForFile } from '../support/app.js';
+import { graphql } from '../../src/graphql.js';
 
 const t = appForFile({ now: NOW }, syntheticTable('2026-03-02', '2026-05-11'));
 
@@ -102,9 +104,9 @@ describe('what never counts', () => {
     expect((await t.request('/latest', { key: starter, method: 'OPTIONS' })).status).toBe(204);
     expect((await stored(t, starterEmail)).used).toBe(1);
 
-    await t.operator('mutation($e: EmailAddress!) { setAccountStatus(email: $e, status: suspended) { id } }', { e: starterEmail });
+    await t.operator(graphql('mutation($e: EmailAddress!) { setAccountStatus(email: $e, status: suspended) { id } }'), { e: starterEmail });
     expectError(await t.json('/latest', { key: starter }), 401, 'account_suspended');
-    await t.operator('mutation($e: EmailAddress!) { setAccountStatus(email: $e, status: active) { id } }', { e: starterEmail });
+    await t.operator(graphql('mutation($e: EmailAddress!) { setAccountStatus(email: $e, status: active) { id } }'), { e: starterEmail });
     expect((await stored(t, starterEmail)).used).toBe(1);
     expect(await remainingAfterOne(t, starter)).toBe(before - 1);
   });

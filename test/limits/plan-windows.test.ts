@@ -2,10 +2,11 @@
 // 403 `plan_restricted` whose info names the plan's window and a plan that allows the request; D11
 // puts 400 before 403 and 403 before 404. "Today" is the Sydney date of the injected clock (D6).
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/db/database.js';
+import type { Plan } from '../../src/domain/plans.js';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
-import { account, appForFile } from './support.js';
+import { account } from './support.js';
+import { appForFile } from '../support/app.js';
 
 // 15:00 UTC on Wednesday 13 May is 01:00 on Thursday 14 May in Sydney (AEST, UTC+10): today is
 // 2026-05-14 although the UTC date is the 13th. Today − 30 = Tue 2026-04-14, today − 31 = Mon 2026-04-13.

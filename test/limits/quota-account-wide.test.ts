@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
-import { BILLING_DAY, NOW, PERIOD, RESET, account, anotherKey, appForFile, expectMonthly, remainingAfterOne, setPlan, stored, storedCounts } from './support.js';
+import { BILLING_DAY, NOW, PERIOD, RESET, account, anotherKey, expectMonthly, remainingAfterOne, setPlan, stored, storedCounts } from './support.js';
+import { appForFile } from '../support/app.js';
 
 const t = appForFile({ now: NOW }, syntheticTable('2026-05-04', '2026-05-11'));
 

@@ -9,7 +9,8 @@ import { parseConfig } from '../../src/config.js';
 import { TEST_WEBHOOK_KEY } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
-import { BILLING_DAY, NOW, PERIOD, account, anotherKey, appForFile, stored } from './support.js';
+import { BILLING_DAY, NOW, PERIOD, account, anotherKey, stored } from './support.js';
+import { appForFile } from '../support/app.js';
 
 const N = 60;
 

@@ -1,12 +1,11 @@
-// Helpers shared by the limit tests: the file's app, accounts put near their quota by writing the
-// account row directly, and the rate-limit headers read back as numbers.
+// Helpers shared by the limit tests: accounts put near their quota by writing the account row
+// directly, and the rate-limit headers read back as numbers.
 import { sql } from 'kysely';
-import { afterAll, beforeAll, expect } from 'vitest';
-import type { Plan } from '../../src/db/database.js';
-import type { RbaTable } from '../../src/rba/index.js';
-import { startTestApp, type RequestOptions, type TestApp, type TestAppOptions } from '../support/app.js';
+import { expect } from 'vitest';
+import type { Plan } from '../../src/domain/plans.js';
+import type { RequestOptions, TestApp } from '../support/app.js';
 import { expectInstant } from '../support/expect.js';
-import { standIn } from '../support/stand-in.js';
+import { graphql } from '../../src/graphql.js';
 
 // Tuesday 12 May 2026, 03:00 UTC. With billing day 20 the period began on 2026-04-20 and the next
 // billing date is 2026-05-20 at 00:00 UTC.
@@ -14,20 +13,6 @@ export const NOW = '2026-05-12T03:00:00Z';
 export const BILLING_DAY = 20;
 export const PERIOD = '2026-04-20';
 export const RESET = '2026-05-20T00:00:00.000Z';
-
-/**
- * The app the file's tests share: started before them with `tables` imported, closed after them.
- * What it returns stands in for the app from the start (see standIn).
- */
-export function appForFile(options: TestAppOptions, ...tables: RbaTable[]): TestApp {
-  let t: TestApp | undefined;
-  beforeAll(async () => {
-    t = await startTestApp(options);
-    for (const table of tables) await t.importTable(table);
-  });
-  afterAll(() => t?.close());
-  return standIn('the app', () => t);
-}
 
 export const MONTHLY: Record<Plan, number> = {
   free: 300,
@@ -89,15 +74,15 @@ export async function storedCounts(
 
 /** A second key of the account (Professional and above keep both). */
 export async function anotherKey(t: TestApp, email: string): Promise<string> {
-  const result = await t.operator('mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }', { e: email });
+  const result = await t.operator(graphql('mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }'), { e: email });
   if (result.errors) throw new Error(result.errors[0]!.message);
-  return result.data.createApiKey.key;
+  return result.data!.createApiKey.key;
 }
 
 export async function setPlan(t: TestApp, email: string, plan: Plan): Promise<void> {
-  const result = await t.operator('mutation($e: EmailAddress!, $p: Plan!) { setAccountPlan(email: $e, plan: $p) { plan } }', { e: email, p: plan });
+  const result = await t.operator(graphql('mutation($e: EmailAddress!, $p: Plan!) { setAccountPlan(email: $e, plan: $p) { plan } }'), { e: email, p: plan });
   if (result.errors) throw new Error(result.errors[0]!.message);
-  expect(result.data.setAccountPlan.plan).toBe(plan);
+  expect(result.data!.setAccountPlan.plan).toBe(plan);
 }
 
 export const RATE_LIMIT_HEADERS = [

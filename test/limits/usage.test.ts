@@ -5,7 +5,8 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { syntheticTable } from '../support/rates.js';
-import { BILLING_DAY, NOW, PERIOD, account, anotherKey, appForFile } from './support.js';
+import { BILLING_DAY, NOW, PERIOD, account, anotherKey } from './support.js';
+import { appForFile } from '../support/app.js';
 
 const t = appForFile({ now: NOW }, syntheticTable('2026-05-04', '2026-05-11'));
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LISTENER_APPLICATION_NAME } from '../../src/db/change-feed.js';
 import { billingPeriod } from '../../src/domain/billing.js';
 import { createCliStore, importFixtureVia, startService, type CliStore, type RunningService } from '../support/cli.js';
+import { graphql } from '../../src/graphql.js';
 
 const PROCESSES = 3;
 const LIMIT = 50_000; // Professional
@@ -37,9 +38,9 @@ describe.skipIf(!process.env.DATABASE_URL)('three service processes sharing one 
   });
 
   async function accountWithKey(email: string): Promise<{ key: string; prefix: string }> {
-    await services[0]!.operator('mutation($e: EmailAddress!) { createAccount(email: $e, plan: professional) { id } }', { e: email });
-    const { createApiKey } = await services[1]!.operator<{ createApiKey: { key: string; apiKey: { prefix: string } } }>(
-      'mutation($e: EmailAddress!) { createApiKey(email: $e) { key apiKey { prefix } } }',
+    await services[0]!.operator(graphql('mutation($e: EmailAddress!) { createAccount(email: $e, plan: professional) { id } }'), { e: email });
+    const { createApiKey } = await services[1]!.operator(
+      graphql('mutation($e: EmailAddress!) { createApiKey(email: $e) { key apiKey { prefix } } }'),
       { e: email },
     );
     return { key: createApiKey.key, prefix: createApiKey.apiKey.prefix };
@@ -89,7 +90,7 @@ describe.skipIf(!process.env.DATABASE_URL)('three service processes sharing one 
     const { key, prefix } = await accountWithKey('revoke@example.test');
     // Every process has looked the key up (and cached it) before the revocation.
     expect((await burst(PROCESSES, '/latest?symbols=USD', key)).map((a) => a.status)).toEqual([200, 200, 200]);
-    await services[0]!.operator('mutation($p: Text!) { revokeApiKey(prefix: $p) { id } }', { p: prefix });
+    await services[0]!.operator(graphql('mutation($p: Text!) { revokeApiKey(prefix: $p) { id } }'), { p: prefix });
     expect((await burst(PROCESSES, '/latest?symbols=USD', key)).map((a) => a.status)).toEqual([401, 401, 401]);
   });
 
@@ -123,8 +124,8 @@ describe.skipIf(!process.env.DATABASE_URL)('three service processes sharing one 
       sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = ${LISTENER_APPLICATION_NAME}`.execute(db),
     );
     const corrected = (before + 0.0001).toFixed(4);
-    const result = await services[0]!.operator<{ importRates: { updated: number } }>(
-      'mutation($input: ImportRatesInput!) { importRates(input: $input) { updated } }',
+    const result = await services[0]!.operator(
+      graphql('mutation($input: ImportRatesInput!) { importRates(input: $input) { updated } }'),
       { input: { source: 'correction', format: 'csv', days: [{ date: '2026-05-11', rates: [{ code: 'USD', value: corrected }] }] } },
     );
     expect(result.importRates.updated).toBe(1);

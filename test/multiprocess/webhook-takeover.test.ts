@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sydneyDate } from '../../src/domain/calendar.js';
 import { accountWithKeyVia, createCliStore, importFixtureVia, startService, type CliStore, type RunningService } from '../support/cli.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { graphql } from '../../src/graphql.js';
 
 const LEASE_SECONDS = 15; // the shortest the configuration allows
 
@@ -63,7 +64,7 @@ describe.skipIf(!process.env.DATABASE_URL)('a service killed during a delivery',
     receiver.behave('/slow', 'hang', { status: 200 }); // the first attempt never gets an answer
 
     const today = sydneyDate(new Date());
-    await first.operator('mutation($input: ImportRatesInput!) { importRates(input: $input) { deliveries } }', {
+    await first.operator(graphql('mutation($input: ImportRatesInput!) { importRates(input: $input) { deliveries } }'), {
       input: { source: 'takeover test', format: 'csv', publicationDate: today, days: [{ date: today, rates: [{ code: 'USD', value: '0.6512' }] }] },
     });
     await receiver.waitFor(1, 20_000); // the first process is mid-attempt

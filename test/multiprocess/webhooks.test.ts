@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sydneyDate } from '../../src/domain/calendar.js';
 import { accountWithKeyVia, createCliStore, fixturePath, importFixtureVia, startService, type CliStore, type RunningService } from '../support/cli.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { graphql } from '../../src/graphql.js';
 
 const SUBSCRIPTIONS = 6;
 
@@ -88,8 +89,8 @@ describe.skipIf(!process.env.DATABASE_URL)('webhooks with two service processes 
 
     // A day newer than anything stored (today in Sydney), stored through the second process.
     const today = sydneyDate(new Date());
-    const { importRates } = await services[1]!.operator<{ importRates: { published: string | null; deliveries: number } }>(
-      'mutation($input: ImportRatesInput!) { importRates(input: $input) { published deliveries } }',
+    const { importRates } = await services[1]!.operator(
+      graphql('mutation($input: ImportRatesInput!) { importRates(input: $input) { published deliveries } }'),
       {
         input: {
           source: 'multiprocess test',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PUBLISHED_CODES, RbaFormatError, parseRbaCsv } from '../../src/rba/index.js';
+import { PUBLISHED_CODES } from '../../src/domain/currencies.js';
+import { RbaFormatError, parseRbaCsv } from '../../src/rba/index.js';
 import { editLine, fixtureText, refusal } from './fixtures.js';
 
 // f11.1-data.csv: BOM, LF. Line 1 title, 2-6 Title..Units, 7-8 empty, 9 Source,

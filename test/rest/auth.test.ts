@@ -1,8 +1,9 @@
 // Bearer API keys on the data endpoints (docs/api.md §5, D11, D12, D18 in docs/decisions.md) and
 // the order of checks.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../support/app.js';
 import { expectError } from '../support/expect.js';
+import { graphql } from '../../src/graphql.js';
 
 const KEYED = [
   '/latest',
@@ -12,16 +13,11 @@ const KEYED = [
   '/2023-01-03/USD',
   '/convert?from=USD&to=EUR&amount=1&date=2023-01-03',
 ];
-const REVOKE = 'mutation($p: Text!) { revokeApiKey(prefix: $p) { id } }';
-const SET_STATUS = 'mutation($e: EmailAddress!, $s: AccountStatus!) { setAccountStatus(email: $e, status: $s) { status } }';
+const REVOKE = graphql('mutation($p: Text!) { revokeApiKey(prefix: $p) { id } }');
+const SET_STATUS = graphql('mutation($e: EmailAddress!, $s: AccountStatus!) { setAccountStatus(email: $e, status: $s) { status } }');
 const ID56 = 'Ab3'.repeat(18) + 'xy'; // 56 characters of [A-Za-z0-9]
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ now: '2026-05-12T03:00:00Z' });
-  await t.importFixture('f11.1-data.csv');
-});
-afterAll(() => t.close());
+const t = appForFile({ now: '2026-05-12T03:00:00Z' }, 'f11.1-data.csv');
 
 const withAuthorization = (path: string, authorization: string) => t.json(path, { headers: { Authorization: authorization } });
 
@@ -87,7 +83,7 @@ describe('revoked keys', () => {
   it('a revoked key stops working at once: 401 invalid_api_key, on /convert as well', async () => {
     const key = await t.createKey();
     expect((await t.json('/latest', { key })).status).toBe(200);
-    const revoked = await t.operator(REVOKE, { p: key.split('_')[0] });
+    const revoked = await t.operator(REVOKE, { p: key.split('_')[0]! });
     expect(revoked.errors).toBeUndefined();
     expectError(await t.json('/latest', { key }), 401, 'invalid_api_key');
     expectError(await t.json('/convert?from=USD&to=EUR&amount=1', { key }), 401, 'invalid_api_key');
@@ -97,17 +93,17 @@ describe('revoked keys', () => {
     const email = `starter-${Date.now()}@example.test`;
     const first = await t.createKey('starter', email);
     expect((await t.json('/latest', { key: first })).status).toBe(200);
-    const second = await t.operator('mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }', { e: email });
+    const second = await t.operator(graphql('mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }'), { e: email });
     expect(second.errors).toBeUndefined();
     expectError(await t.json('/latest', { key: first }), 401, 'invalid_api_key');
-    expect((await t.json('/latest', { key: second.data.createApiKey.key })).status).toBe(200);
+    expect((await t.json('/latest', { key: second.data!.createApiKey.key })).status).toBe(200);
   });
 
   it('on Professional each key is revoked on its own', async () => {
     const email = `pro-${Date.now()}@example.test`;
     const first = await t.createKey('professional', email);
-    const second = (await t.operator('mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }', { e: email })).data.createApiKey.key as string;
-    await t.operator(REVOKE, { p: first.split('_')[0] });
+    const second = (await t.operator(graphql('mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }'), { e: email })).data!.createApiKey.key;
+    await t.operator(REVOKE, { p: first.split('_')[0]! });
     expectError(await t.json('/latest', { key: first }), 401, 'invalid_api_key');
     expect((await t.json('/latest', { key: second })).status).toBe(200);
   });

@@ -2,8 +2,8 @@
 // expected number here was worked out by hand with decimal arithmetic: rate = rates[to] /
 // rates[from] (AUD = 1), result = amount × the unrounded rate rounded half away from zero to 4 dp,
 // info.rate rounded the same way to 6 dp.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { appForFile } from '../support/app.js';
 import { expectError, unixOf } from '../support/expect.js';
 import { table } from '../support/rates.js';
 
@@ -14,15 +14,11 @@ const LATEST = { date: '2026-05-11', timestamp: 1778457600 };
 // A made-up day whose values put results exactly half-way between two 4-dp (and 6-dp) values.
 const HALF_WAY_DAY = table([{ date: '2024-03-01', rates: { USD: '0.6825', CNY: '4.0000', HKD: '1.000002' } }]);
 
-let t: TestApp;
+const t = appForFile({ now: '2026-05-12T03:00:00Z' }, 'f11.1-data.csv', HALF_WAY_DAY);
 let key: string;
 beforeAll(async () => {
-  t = await startTestApp({ now: '2026-05-12T03:00:00Z' });
-  await t.importFixture('f11.1-data.csv');
-  await t.importTable(HALF_WAY_DAY);
   key = await t.createKey();
 });
-afterAll(() => t.close());
 
 const convert = (query: string, withKey = true) => t.json(`/convert?${query}`, withKey ? { key } : {});
 const convertText = async (query: string) => (await t.request(`/convert?${query}`, { key })).text();

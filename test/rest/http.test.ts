@@ -1,7 +1,7 @@
 // HTTP behaviour shared by every data endpoint: methods (docs/api.md §4, D25 in docs/decisions.md),
 // HEAD, OPTIONS and CORS (D25), X-Request-Id (D21), ETag / If-None-Match and Cache-Control (D24).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { appForFile } from '../support/app.js';
 import { UUID, expectError } from '../support/expect.js';
 
 // The nine data endpoints, each as a request that succeeds with a key.
@@ -18,14 +18,11 @@ const ENDPOINTS = [
 ];
 const KEYED = ENDPOINTS.slice(3);
 
-let t: TestApp;
+const t = appForFile({ now: '2026-05-12T03:00:00Z' }, 'f11.1-data.csv');
 let key: string;
 beforeAll(async () => {
-  t = await startTestApp({ now: '2026-05-12T03:00:00Z' });
-  await t.importFixture('f11.1-data.csv');
   key = await t.createKey();
 });
-afterAll(() => t.close());
 
 describe('methods other than GET, HEAD and OPTIONS', () => {
   const cases = ['POST', 'PUT', 'DELETE', 'PATCH'].flatMap((method) => ENDPOINTS.map((path) => [method, path] as const));

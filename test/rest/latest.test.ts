@@ -1,6 +1,6 @@
 // GET /latest and /latest/{currency} (docs/api.md §2.4, D2–D5, D10 in docs/decisions.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { startTestApp, type TestApp, appForFile } from '../support/app.js';
 import { expectError, unixOf } from '../support/expect.js';
 import { asNumbers, syntheticDay, table } from '../support/rates.js';
 
@@ -11,14 +11,11 @@ const MAY_11 = {
   CAD: 0.9561, CHF: 0.5476, PHP: 41.2, SDR: 0.5117,
 };
 
-let t: TestApp;
+const t = appForFile({ now: '2026-05-12T03:00:00Z' }, 'f11.1-data.csv'); // Tuesday 13:00 Sydney: Monday's rates are fresh
 let key: string;
 beforeAll(async () => {
-  t = await startTestApp({ now: '2026-05-12T03:00:00Z' }); // Tuesday 13:00 Sydney: Monday's rates are fresh
-  await t.importFixture('f11.1-data.csv');
   key = await t.createKey();
 });
-afterAll(() => t.close());
 
 describe('GET /latest', () => {
   it('answers the newest day with all 20 published codes', async () => {

@@ -7,7 +7,7 @@ import { Decimal } from 'decimal.js';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, daysBetween } from '../../src/domain/calendar.js';
-import { PUBLISHED_CODES } from '../../src/rba/index.js';
+import { PUBLISHED_CODES } from '../../src/domain/currencies.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { between, pick, seededRandom } from '../support/random.js';
 import { served, syntheticDay, syntheticTable, table } from '../support/rates.js';

@@ -1,8 +1,8 @@
 // GET /{date} and /{date}/{currency} (docs/api.md §2.4, D3, D7, D14 in docs/decisions.md): exactly
 // that date, or 404.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { isBusinessDay } from '../../src/domain/calendar.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { appForFile } from '../support/app.js';
 import { expectError, unixOf } from '../support/expect.js';
 import { asNumbers, syntheticTable } from '../support/rates.js';
 
@@ -16,15 +16,11 @@ const JAN_3_2023 = {
 // Every business day of January 2024, so weekends and holidays sit between days with data.
 const JANUARY_2024 = syntheticTable('2024-01-01', '2024-01-31');
 
-let t: TestApp;
+const t = appForFile({ now: '2026-05-12T03:00:00Z' }, 'f11.1-data.csv', JANUARY_2024); // Tuesday 2026-05-12, 13:00 Sydney
 let key: string;
 beforeAll(async () => {
-  t = await startTestApp({ now: '2026-05-12T03:00:00Z' }); // Tuesday 2026-05-12, 13:00 Sydney
-  await t.importFixture('f11.1-data.csv');
-  await t.importTable(JANUARY_2024);
   key = await t.createKey();
 });
-afterAll(() => t.close());
 
 describe('GET /{date}', () => {
   it('answers the rates of exactly that date', async () => {

@@ -1,22 +1,19 @@
 // Identical requests share an answer for a second (src/rest/response-cache.ts). What must still
 // differ per request, and what must never be served from an older answer: a new publication, the
 // viewer's plan, the clock (staleness), free mode, and the per-request headers and quota.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { appForFile } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { syntheticDay, table } from '../support/rates.js';
 
 describe('answers shared between identical requests', () => {
-  let t: TestApp;
+  const t = appForFile({ now: '2026-05-12T03:00:00Z' }, table([syntheticDay('2026-03-02'), syntheticDay('2026-05-08'), syntheticDay('2026-05-11')])); // 13:00 Sydney, before the 12th's publication
   let business: string;
   let starter: string;
   beforeAll(async () => {
-    t = await startTestApp({ now: '2026-05-12T03:00:00Z' }); // 13:00 Sydney, before the 12th's publication
-    await t.importTable(table([syntheticDay('2026-03-02'), syntheticDay('2026-05-08'), syntheticDay('2026-05-11')]));
     business = await t.createKey('business');
     starter = await t.createKey('starter');
   });
-  afterAll(() => t.close());
 
   it('a publication is served at once, not the answer kept from before it', async () => {
     expect((await t.json('/latest', { key: business })).body.date).toBe('2026-05-11');

@@ -2,18 +2,13 @@
 // plain shape of `/status` (docs/api.md §2.8; freshness itself is in status.test.ts). None needs a
 // key.
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../support/app.js';
 import { ISO_INSTANT, expectError, expectInstant } from '../support/expect.js';
 
 const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version as string;
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ now: '2026-05-12T03:00:00Z' }); // Tuesday 13:00 Sydney
-  await t.importFixture('f11.1-data.csv');
-});
-afterAll(() => t.close());
+const t = appForFile({ now: '2026-05-12T03:00:00Z' }, 'f11.1-data.csv'); // Tuesday 13:00 Sydney
 
 describe('GET /', () => {
   it('answers the root response without a key', async () => {

@@ -1,12 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { appForFile } from '../support/app.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-  await t.importFixture('f11.1-data.csv');
-});
-afterAll(() => t.close());
+const t = appForFile({}, 'f11.1-data.csv');
 
 describe('smoke', () => {
   it('serves latest with a key', async () => {

@@ -4,7 +4,7 @@
 // AEST (UTC+10, 16:00 = 06:00Z) in winter.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isBusinessDay } from '../../src/domain/calendar.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { startTestApp, type TestApp, appForFile } from '../support/app.js';
 import { ISO_INSTANT, expectError, expectInstant } from '../support/expect.js';
 import { syntheticDay, table } from '../support/rates.js';
 
@@ -29,13 +29,11 @@ const fresh = (next: string) => ({ status: 'operational', stale: false, next });
 const stale = (next: string) => ({ status: 'degraded', stale: true, next });
 
 describe('an empty database', () => {
-  let t: TestApp;
+  const t = appForFile({ now: '2026-05-12T03:00:00Z' });
   let key: string;
   beforeAll(async () => {
-    t = await startTestApp({ now: '2026-05-12T03:00:00Z' });
     key = await t.createKey();
   });
-  afterAll(() => t.close());
 
   it('/status is 503 with the status shape and last_update "unknown"', async () => {
     const { status, body, headers } = await t.json('/status');
@@ -67,15 +65,12 @@ describe('an empty database', () => {
 });
 
 describe('a weekday publication (newest Monday 2026-05-11, due Tuesday 16:00 AEST = 06:00Z)', () => {
-  let t: TestApp;
+  const t = appForFile({ now: '2026-05-11T06:05:00Z' }, 'f11.1-data.csv'); // Monday 16:05 Sydney, just after publication
   let key: string;
   const DUE = '2026-05-12T06:00:00Z';
   beforeAll(async () => {
-    t = await startTestApp({ now: '2026-05-11T06:05:00Z' }); // Monday 16:05 Sydney, just after publication
-    await t.importFixture('f11.1-data.csv');
     key = await t.createKey();
   });
-  afterAll(() => t.close());
 
   const rateRequests = [
     '/latest',

@@ -1,23 +1,19 @@
 // GET /timeseries (docs/api.md §2.6, D8, D13 in docs/decisions.md): the business days in the range
 // that have data.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { isBusinessDay } from '../../src/domain/calendar.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { appForFile } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { asNumbers, businessDays, served, syntheticTable } from '../support/rates.js';
 
 // The first quarter of 2024 (New Year, Australia Day and Good Friday off), CAD missing on 14 February.
 const Q1_2024 = syntheticTable('2024-01-01', '2024-03-31', { omit: (date, code) => date === '2024-02-14' && code === 'CAD' });
 
-let t: TestApp;
+const t = appForFile({ now: '2026-05-12T03:00:00Z' }, 'f11.1-data.csv', Q1_2024);
 let key: string;
 beforeAll(async () => {
-  t = await startTestApp({ now: '2026-05-12T03:00:00Z' });
-  await t.importFixture('f11.1-data.csv');
-  await t.importTable(Q1_2024);
   key = await t.createKey();
 });
-afterAll(() => t.close());
 
 const series = (query: string) => t.json(`/timeseries?${query}`, { key });
 

@@ -2,12 +2,17 @@
 // (no port), operator actions through the real internal endpoint.
 import { readFileSync } from 'node:fs';
 import { pino } from 'pino';
+import { print } from 'graphql';
 import { buildApp, type App, type WebhookNetwork } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
+import { batchOf } from '../../src/jobs/import-rates.js';
 import { ServiceMetrics } from '../../src/metrics.js';
-import type { Plan } from '../../src/db/database.js';
+import type { Plan } from '../../src/domain/plans.js';
+import { graphql, type ResultOf, type TadaDocumentNode } from '../../src/graphql.js';
 import { parseRbaFile, type RbaTable } from '../../src/rba/index.js';
+import { afterAll, beforeAll } from 'vitest';
 import { openTestDatabase } from './db.js';
+import { standIn } from './stand-in.js';
 
 export const FIXTURES = new URL('../fixtures/rba/', import.meta.url);
 export const OPERATOR_TOKEN = 'test-operator-token-0123456789';
@@ -26,17 +31,17 @@ export interface RequestOptions {
   body?: unknown;
 }
 
-export interface ImportResult {
-  days: number;
-  inserted: number;
-  updated: number;
-  firstDate: string;
-  lastDate: string;
-  /** the new newest day when the batch published one */
-  published: string | null;
-  /** webhook deliveries recorded for it */
-  deliveries: number;
+/** What the internal endpoint answers: `data` typed by the document that asked. */
+export interface OperatorResult<Result> {
+  data?: Result | null;
+  errors?: { message: string; extensions?: { code?: string } }[];
 }
+
+/** A document's variables as arguments: none when it declares only optional ones. */
+export type VariablesArgs<Variables> = Record<string, never> extends Variables ? [variables?: Variables] : [variables: Variables];
+
+/** `published`: the new newest day when the batch published one; `deliveries`: webhook deliveries recorded for it */
+export type ImportResult = ResultOf<typeof IMPORT>['importRates'];
 
 export interface TestApp {
   app: App;
@@ -46,7 +51,13 @@ export interface TestApp {
   request(path: string, options?: RequestOptions): Promise<Response>;
   /** request() and the parsed JSON body */
   json<T = any>(path: string, options?: RequestOptions): Promise<{ status: number; body: T; headers: Headers }>;
-  operator<T = any>(document: string, variables?: Record<string, unknown>): Promise<{ data?: T; errors?: { message: string; extensions?: { code?: string } }[] }>;
+  /** an operation on the internal endpoint, typed from its document (src/graphql.ts) */
+  operator<Result, Variables>(document: TadaDocumentNode<Result, Variables>, ...variables: VariablesArgs<Variables>): Promise<OperatorResult<Result>>;
+  /**
+   * a document that cannot be fixed in the source (one made at run time, a saved operation's file, one
+   * that breaks the endpoint's limits on purpose): its result is whatever the endpoint answers
+   */
+  operatorText(document: string, variables?: Record<string, unknown>): Promise<OperatorResult<any>>;
   importTable(table: RbaTable, source?: string): Promise<ImportResult>;
   importFixture(name: string): Promise<ImportResult>;
   /** a new account on `plan` and a key for it */
@@ -55,6 +66,10 @@ export interface TestApp {
 }
 
 let accounts = 0;
+
+const IMPORT = graphql('mutation($input: ImportRatesInput!) { importRates(input: $input) { days inserted updated firstDate lastDate published deliveries } }');
+export const CREATE_ACCOUNT = graphql('mutation($e: EmailAddress!, $p: Plan!) { createAccount(email: $e, plan: $p) { id } }');
+export const CREATE_KEY = graphql('mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }');
 
 export interface TestAppOptions {
   now?: string;
@@ -87,7 +102,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     return app.rest.fetch(`http://rates.test${path}`, init, { req: { socket: { remoteAddress: remote.address, encrypted: remote.encrypted } } });
   };
 
-  const operator: TestApp['operator'] = async (document, variables) => {
+  const operatorText: TestApp['operatorText'] = async (document, variables) => {
     const response = await app.internal.fetch('http://internal.test/graphql', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${OPERATOR_TOKEN}` },
@@ -95,15 +110,12 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     });
     return response.json();
   };
+  const operator: TestApp['operator'] = (document, ...[variables]) => operatorText(print(document), variables ?? undefined);
 
   const importTable: TestApp['importTable'] = async (table, source = 'test') => {
-    const days = table.days.map((d) => ({ date: d.date, rates: Object.entries(d.rates).map(([code, value]) => ({ code, value })) }));
-    const result = await operator(
-      'mutation($input: ImportRatesInput!) { importRates(input: $input) { days inserted updated firstDate lastDate published deliveries } }',
-      { input: { source, format: table.format, publicationDate: table.publicationDate, days } },
-    );
+    const result = await operator(IMPORT, { input: batchOf(source, table) });
     if (result.errors) throw new Error(result.errors[0]!.message);
-    return result.data.importRates;
+    return result.data!.importRates;
   };
 
   return {
@@ -119,18 +131,34 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
     },
     operator,
+    operatorText,
     importTable,
     importFixture: (name) => importTable(parseRbaFile(readFileSync(new URL(name, FIXTURES)), name), name),
     async createKey(plan = 'professional', email = `user${++accounts}-${Date.now()}@example.test`) {
-      const created = await operator('mutation($e: EmailAddress!, $p: Plan!) { createAccount(email: $e, plan: $p) { id } }', { e: email, p: plan });
+      const created = await operator(CREATE_ACCOUNT, { e: email, p: plan });
       if (created.errors) throw new Error(created.errors[0]!.message);
-      const key = await operator('mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }', { e: email });
+      const key = await operator(CREATE_KEY, { e: email });
       if (key.errors) throw new Error(key.errors[0]!.message);
-      return key.data.createApiKey.key;
+      return key.data!.createApiKey.key;
     },
     async close() {
       await app.close();
       await database.close();
     },
   };
+}
+
+/**
+ * The app a test file's tests share: started before them with `imports` stored in order (fixture
+ * names from test/fixtures/rba, or tables), closed after them. What it returns stands in for the
+ * app from the start (see standIn), so the file can name it at the top.
+ */
+export function appForFile(options: TestAppOptions = {}, ...imports: (string | RbaTable)[]): TestApp {
+  let t: TestApp | undefined;
+  beforeAll(async () => {
+    t = await startTestApp(options);
+    for (const item of imports) await (typeof item === 'string' ? t.importFixture(item) : t.importTable(item));
+  });
+  afterAll(() => t?.close());
+  return standIn('the app', () => t);
 }

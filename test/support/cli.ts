@@ -8,12 +8,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { print } from 'graphql';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll } from 'vitest';
 import { openDatabase } from '../../src/db/connect.js';
 import type { Database } from '../../src/db/database.js';
+import type { Plan } from '../../src/domain/plans.js';
+import { graphql, type ResultOf, type TadaDocumentNode } from '../../src/graphql.js';
+import { batchOf } from '../../src/jobs/import-rates.js';
 import { parseRbaFile } from '../../src/rba/index.js';
 import type { ServiceFile } from '../../src/service-file.js';
+import { CREATE_ACCOUNT, type OperatorResult, type VariablesArgs } from './app.js';
 import { createTestDatabaseUrl, pgliteTemplateFile } from './db.js';
 import { standIn } from './stand-in.js';
 
@@ -249,7 +254,7 @@ export interface RunningService {
   /** GET on the public port, with a key when given */
   get(path: string, key?: string): Promise<HttpAnswer>;
   /** one GraphQL operation on the internal endpoint with the operator token (for test set-up) */
-  operator<T = any>(document: string, variables?: Record<string, unknown>): Promise<T>;
+  operator<Result, Variables>(document: TadaDocumentNode<Result, Variables>, ...variables: VariablesArgs<Variables>): Promise<Result>;
   /** signals the service and waits for it to exit */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -311,15 +316,15 @@ export async function startService(env: Record<string, string>, timeoutMs = 60_0
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
   };
-  const operator = async <T>(document: string, variables?: Record<string, unknown>): Promise<T> => {
+  const operator: RunningService['operator'] = async (document, ...[variables]) => {
     const response = await fetch(file.internalUrl, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${operatorToken}` },
-      body: JSON.stringify({ query: document, variables }),
+      body: JSON.stringify({ query: print(document), variables }),
     });
-    const result = (await response.json()) as { data?: T; errors?: { message: string }[] };
+    const result = (await response.json()) as OperatorResult<ResultOf<typeof document>>;
     if (result.errors?.length) throw new Error(result.errors.map((e) => e.message).join('; '));
-    return result.data as T;
+    return result.data!;
   };
   return {
     child,
@@ -362,9 +367,8 @@ export function serviceOnOwnStore(env: Record<string, string> = {}): { store: Cl
 /** Set-up through the internal endpoint: imports a fixture as the CLI would. */
 export async function importFixtureVia(service: RunningService, name: string): Promise<void> {
   const table = parseRbaFile(readFileSync(fixturePath(name)), name);
-  const days = table.days.map((d) => ({ date: d.date, rates: Object.entries(d.rates).map(([code, value]) => ({ code, value })) }));
-  await service.operator('mutation($input: ImportRatesInput!) { importRates(input: $input) { days } }', {
-    input: { source: fixturePath(name), format: table.format, publicationDate: table.publicationDate, days },
+  await service.operator(graphql('mutation($input: ImportRatesInput!) { importRates(input: $input) { days } }'), {
+    input: batchOf(fixturePath(name), table),
   });
 }
 
@@ -372,26 +376,23 @@ export async function importFixtureVia(service: RunningService, name: string): P
 export async function createAccountVia(
   service: RunningService,
   email: string,
-  plan: string,
+  plan: Plan,
   keys = 0,
 ): Promise<{ key: string; prefix: string }[]> {
-  await service.operator('mutation($e: EmailAddress!, $p: Plan!) { createAccount(email: $e, plan: $p) { id } }', { e: email, p: plan });
+  await service.operator(CREATE_ACCOUNT, { e: email, p: plan });
   const created: { key: string; prefix: string }[] = [];
   for (let i = 0; i < keys; i++) created.push(await createKeyVia(service, email));
   return created;
 }
 
 /** Set-up through the internal endpoint: a new account with one key. */
-export async function accountWithKeyVia(service: RunningService, email: string, plan: string): Promise<{ key: string; prefix: string }> {
+export async function accountWithKeyVia(service: RunningService, email: string, plan: Plan): Promise<{ key: string; prefix: string }> {
   await createAccountVia(service, email, plan);
   return createKeyVia(service, email);
 }
 
 export async function createKeyVia(service: RunningService, email: string): Promise<{ key: string; prefix: string }> {
-  const data = await service.operator<{ createApiKey: { key: string; apiKey: { prefix: string } } }>(
-    'mutation($e: EmailAddress!) { createApiKey(email: $e) { key apiKey { prefix } } }',
-    { e: email },
-  );
+  const data = await service.operator(graphql('mutation($e: EmailAddress!) { createApiKey(email: $e) { key apiKey { prefix } } }'), { e: email });
   return { key: data.createApiKey.key, prefix: data.createApiKey.apiKey.prefix };
 }
 

@@ -3,7 +3,8 @@
 // gaps per currency.
 // Dates come from src/domain/calendar.ts so that "business day" means what the service means.
 import { addDays, daysBetween, isBusinessDay } from '../../src/domain/calendar.js';
-import { PUBLISHED_CODES, type PublishedCode, type RbaDay, type RbaTable } from '../../src/rba/index.js';
+import { PUBLISHED_CODES, type PublishedCode } from '../../src/domain/currencies.js';
+import type { RbaDay, RbaTable } from '../../src/rba/index.js';
 
 /** Decimal places the RBA publishes per code (D2). */
 export const DECIMALS: Record<PublishedCode, number> = {

@@ -5,6 +5,7 @@
 // count at 0.
 // The clock is the test's; runDue is called by hand after each move.
 import { describe, expect, it } from 'vitest';
+import { graphql, type TadaDocumentNode } from '../../src/graphql.js';
 import type { RbaDay } from '../../src/rba/index.js';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { expectInstant, UUID } from '../support/expect.js';
@@ -166,9 +167,9 @@ describe.skipIf(!OPENSSL_AVAILABLE)('delivery retries and subscription health', 
     expectInstant(healthy.lastSuccessAt, evening('2026-05-15'));
   });
 
-  it.each([
-    ['suspended', 'mutation($e: EmailAddress!) { setAccountStatus(email: $e, status: suspended) { status } }'],
-    ['moved to Starter', 'mutation($e: EmailAddress!) { setAccountPlan(email: $e, plan: starter) { plan } }'],
+  it.each<[string, TadaDocumentNode<unknown, { e: string }>]>([
+    ['suspended', graphql('mutation($e: EmailAddress!) { setAccountStatus(email: $e, status: suspended) { status } }')],
+    ['moved to Starter', graphql('mutation($e: EmailAddress!) { setAccountPlan(email: $e, plan: starter) { plan } }')],
   ])('a pending retry of an account %s meanwhile is abandoned unsent', async (_what, change) => {
     const { app, key, subscribe, publish, delivery, runAt } = await setUp('2026-05-12');
     await subscribe('/later');

@@ -6,9 +6,10 @@
 // Nothing is sent here: the delivery worker is never run.
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/db/database.js';
+import type { Plan } from '../../src/domain/plans.js';
 import type { RbaDay, RbaTable } from '../../src/rba/index.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { graphql, type TadaDocumentNode } from '../../src/graphql.js';
+import { startTestApp, type TestApp, type VariablesArgs } from '../support/app.js';
 import { UUID } from '../support/expect.js';
 
 // Thursday 14 May 2026, 17:00 in Sydney: the day's rates are out.
@@ -45,8 +46,8 @@ async function subscribe(app: TestApp, key: string, path: string, extra: Record<
   return res.body.subscription.id as string;
 }
 
-async function operatorOk(app: TestApp, document: string, variables: Record<string, unknown>): Promise<void> {
-  const result = await app.operator(document, variables);
+async function operatorOk<Result, Variables>(app: TestApp, document: TadaDocumentNode<Result, Variables>, ...variables: VariablesArgs<Variables>): Promise<void> {
+  const result = await app.operator(document, ...variables);
   expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
 }
 
@@ -94,10 +95,10 @@ describe('publication: which subscriptions get a delivery', () => {
     await subscribe(app, toStarter.key, '/starter');
     await subscribe(app, toFree.key, '/free');
     await subscribe(app, suspended.key, '/suspended');
-    const setPlan = 'mutation($e: EmailAddress!, $p: Plan!) { setAccountPlan(email: $e, plan: $p) { plan } }';
+    const setPlan = graphql('mutation($e: EmailAddress!, $p: Plan!) { setAccountPlan(email: $e, plan: $p) { plan } }');
     await operatorOk(app, setPlan, { e: toStarter.email, p: 'starter' });
     await operatorOk(app, setPlan, { e: toFree.email, p: 'free' });
-    await operatorOk(app, 'mutation($e: EmailAddress!, $s: AccountStatus!) { setAccountStatus(email: $e, status: $s) { status } }', {
+    await operatorOk(app, graphql('mutation($e: EmailAddress!, $s: AccountStatus!) { setAccountStatus(email: $e, status: $s) { status } }'), {
       e: suspended.email,
       s: 'suspended',
     });

@@ -4,11 +4,12 @@
 // plan change at once.
 // Host names reach an injected resolver only: nothing here looks up a real name.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/db/database.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Plan } from '../../src/domain/plans.js';
+import { appForFile } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { tableResolver } from '../support/dns.js';
+import { graphql } from '../../src/graphql.js';
 
 const PATH = '/api/webhook-subscriptions';
 const PUBLIC_V4 = '93.184.216.34';
@@ -21,18 +22,16 @@ const DNS: Record<string, string[]> = {
 /** Every name the service asked about, in order. (`asked`) */
 const { resolve, asked } = tableResolver(DNS);
 
-const SET_PLAN = 'mutation($e: EmailAddress!, $p: Plan!) { setAccountPlan(email: $e, plan: $p) { plan } }';
+const SET_PLAN = graphql('mutation($e: EmailAddress!, $p: Plan!) { setAccountPlan(email: $e, plan: $p) { plan } }');
 const SECRET = /^whsec_[A-Za-z0-9_-]{43}$/;
 const ID = /^[0-9a-f]{32}$/;
 
-let t: TestApp;
+const t = appForFile({ webhookNetwork: { resolve } });
 let allCodes: string[];
 beforeAll(async () => {
-  t = await startTestApp({ webhookNetwork: { resolve } });
   const symbols = await t.json('/symbols');
   allCodes = Object.keys(symbols.body.symbols).filter((code) => code !== 'AUD');
 });
-afterAll(() => t?.close());
 
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 const create = (key: string, body: unknown = { url: 'https://hooks.example.com/rates' }) =>
@@ -337,9 +336,9 @@ describe("each plan's subscription count (docs/api.md §8)", () => {
   it('the count is per account, not per key: a second key of the same account shares it', async () => {
     const { key, email } = await account('professional');
     await fill(key, 2);
-    const second = await t.operator('mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }', { e: email });
+    const second = await t.operator(graphql('mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }'), { e: email });
     expect(second.errors).toBeUndefined();
-    const secondKey: string = second.data.createApiKey.key;
+    const secondKey: string = second.data!.createApiKey.key;
     expect((await create(secondKey)).status).toBe(200);
     expectError(await create(key), 403, 'subscription_limit_reached');
     expectError(await create(secondKey), 403, 'subscription_limit_reached');

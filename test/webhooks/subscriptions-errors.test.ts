@@ -8,12 +8,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/db/database.js';
+import type { Plan } from '../../src/domain/plans.js';
 import { LISTENER_LIMITS } from '../../src/http/limits.js';
 import { createListener } from '../../src/http/server.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { type TestApp, appForFile } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { tableResolver } from '../support/dns.js';
+import { graphql } from '../../src/graphql.js';
 
 const PATH = '/api/webhook-subscriptions';
 const PUBLIC = '93.184.216.34';
@@ -38,17 +39,13 @@ const DNS: Record<string, string[]> = {
 /** Every name the service asked about. (`asked`) */
 const { resolve, asked } = tableResolver(DNS);
 
-const SET_STATUS = 'mutation($e: EmailAddress!, $s: AccountStatus!) { setAccountStatus(email: $e, status: $s) { status } }';
-const REVOKE = 'mutation($p: Text!) { revokeApiKey(prefix: $p) { id } }';
+const SET_STATUS = graphql('mutation($e: EmailAddress!, $s: AccountStatus!) { setAccountStatus(email: $e, status: $s) { status } }');
+const REVOKE = graphql('mutation($p: Text!) { revokeApiKey(prefix: $p) { id } }');
 const ID56 = 'Ab3'.repeat(18) + 'xy'; // 56 characters of [A-Za-z0-9]
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 const VALID = { url: 'https://hooks.example.com/rates' };
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ webhookNetwork: { resolve } });
-});
-afterAll(() => t?.close());
+const t = appForFile({ webhookNetwork: { resolve } });
 
 async function account(plan: Plan = 'professional'): Promise<{ key: string; email: string }> {
   const email = `errors-${plan}-${randomUUID()}@example.test`;
@@ -155,15 +152,15 @@ describe('keys (401)', () => {
   it('a revoked key is 401 invalid_api_key everywhere, and its subscription is left alone', async () => {
     const { key, email } = await account();
     const mine = await subscribe(key);
-    expect((await t.operator(REVOKE, { p: key.split('_')[0] })).errors).toBeUndefined();
+    expect((await t.operator(REVOKE, { p: key.split('_')[0]! })).errors).toBeUndefined();
     for (const [what, call] of calls) {
       const res = await call(mine, `Bearer ${key}`);
       expect(res.status, what).toBe(401);
       expectError(res, 401, 'invalid_api_key');
     }
-    const fresh = await t.operator('mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }', { e: email });
+    const fresh = await t.operator(graphql('mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }'), { e: email });
     expect(fresh.errors).toBeUndefined();
-    expect((await list(fresh.data.createApiKey.key)).body.subscriptions.map((s: { id: string }) => s.id)).toEqual([mine]);
+    expect((await list(fresh.data!.createApiKey.key)).body.subscriptions.map((s: { id: string }) => s.id)).toEqual([mine]);
   });
 
   it('a suspended account is 401 account_suspended everywhere; reinstated, it finds its subscription again', async () => {

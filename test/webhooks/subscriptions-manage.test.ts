@@ -4,24 +4,20 @@
 // 404.
 // Host names reach an injected resolver only: nothing here looks up a real name.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/db/database.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import type { Plan } from '../../src/domain/plans.js';
+import { appForFile } from '../support/app.js';
 import { expectError, ISO_INSTANT, type JsonResponse } from '../support/expect.js';
 import { tableResolver } from '../support/dns.js';
+import { graphql } from '../../src/graphql.js';
 
 const PATH = '/api/webhook-subscriptions';
 const { resolve } = tableResolver({ 'hooks.example.com': ['93.184.216.34'] });
 
-const SET_PLAN = 'mutation($e: EmailAddress!, $p: Plan!) { setAccountPlan(email: $e, plan: $p) { plan } }';
+const SET_PLAN = graphql('mutation($e: EmailAddress!, $p: Plan!) { setAccountPlan(email: $e, plan: $p) { plan } }');
 const LIST_FIELDS = ['createdAt', 'currencies', 'description', 'failureCount', 'id', 'isActive', 'lastSuccessAt', 'url'];
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ webhookNetwork: { resolve } });
-  await t.importFixture('f11.1-data.csv');
-});
-afterAll(() => t?.close());
+const t = appForFile({ webhookNetwork: { resolve } }, 'f11.1-data.csv');
 
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 

@@ -6,15 +6,16 @@
 // The one host name used (receiver.test) reaches an injected resolver: no real name is looked up.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/db/database.js';
+import type { Plan } from '../../src/domain/plans.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { expectError, UUID } from '../support/expect.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { tableResolver } from '../support/dns.js';
+import { graphql } from '../../src/graphql.js';
 
 const PATH = '/api/webhook-subscriptions';
-const SET_PLAN = 'mutation($e: EmailAddress!, $p: Plan!) { setAccountPlan(email: $e, plan: $p) { plan } }';
+const SET_PLAN = graphql('mutation($e: EmailAddress!, $p: Plan!) { setAccountPlan(email: $e, plan: $p) { plan } }');
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 /** One attempt's bound for this file: long enough for the loopback receiver, short enough for a hang. */
 const TIMEOUT_MS = 1500;

@@ -21,8 +21,10 @@ export function stringify(value: Json): string {
   return `{${out}}`;
 }
 
-// Stored days and series are shared, unchanging objects (see RateCache), so their JSON is written
-// once per object and reused by every response that carries them.
+// Stored days and series are shared, unchanging objects of one generation of the rate history
+// (src/domain/rate-history.ts), so their JSON is written once per object and reused by every
+// response that carries them. The memo is weak: it lives exactly as long as the objects do, so it
+// needs neither a bound nor invalidation.
 const written = new WeakMap<object, RawJson>();
 
 /** A rates object (code → decimal string) as JSON numbers. */

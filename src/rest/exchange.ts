@@ -1,0 +1,72 @@
+// One request's way through the pipeline (src/rest/pipeline.ts): what the transport read, what the
+// steps learn about it on the way in, and the answer they shape on the way out. One object per
+// request, of one shape, so the steps stay cheap.
+import type { Peer } from './client-address.js';
+import type { ApiKeyViewer, Context, SessionViewer } from '../schema/context.js';
+import type { PathRoutes } from './router.js';
+import type { Route } from './routes.js';
+
+/** A request as the steps read it, whichever transport brought it (src/rest/transport.ts). */
+export interface RestRequest {
+  readonly method: string;
+  readonly url: URL;
+  /** a header's value (repeated ones joined with ", "), or null */
+  header(name: string): string | null;
+  /** the body's bytes as strict UTF-8, refused past `limit` */
+  body(limit: number): Promise<string>;
+  /** the socket's peer address (loopback when the transport has none) */
+  readonly remoteAddress: string | undefined;
+  /** the request came over TLS to this process */
+  readonly encrypted: boolean;
+}
+
+/** What is sent back: shared by identical requests when it comes from the shared answers. */
+export interface Answer {
+  status: number;
+  body: string | null;
+  /** headers that belong to the answer itself (Cache-Control, the stale headers, Allow, …) */
+  headers: Record<string, string>;
+  /** the body's ETag, computed once per answer by the etag step */
+  etag?: string;
+}
+
+export class Exchange {
+  requestId = '';
+  /** this request's own headers (X-Request-Id, rate-limit headers, ETag); the answer's are added last */
+  readonly headers: Record<string, string> = {};
+  peer: Peer | null = null;
+  /** D20 (docs/decisions.md): TLS on the socket, or a trusted proxy saying https */
+  https = false;
+  /** the routes of the matched path */
+  path: PathRoutes | null = null;
+  params: Readonly<Record<string, string>> = {};
+  /** the route for this method */
+  route: Route | null = null;
+  /** the account behind the API key */
+  viewer: ApiKeyViewer | null = null;
+  /** the dashboard session, on the endpoints that take one instead of a key */
+  session: SessionViewer | null = null;
+  /** the raw body of a route that reads one */
+  body: string | null = null;
+  /** the GraphQL context the operation ran with (its rate history is the request's generation) */
+  context: Context | null = null;
+  answer: Answer | null = null;
+  /** the answer came from the shared answers */
+  shared = false;
+
+  constructor(
+    readonly request: RestRequest,
+    /** performance.now() when the request arrived */
+    readonly started: number,
+  ) {}
+}
+
+/** What a step hands the request on to: the rest of the pipeline. */
+export type Next = (exchange: Exchange) => Promise<void>;
+
+/**
+ * One concern of the facade, in the style of Koa's and Hono's middleware: it may act on the way in,
+ * hand on with `next(exchange)`, and act on the way back. `next` takes the exchange rather than
+ * closing over it, so running the pipeline makes no function per request.
+ */
+export type Step = (exchange: Exchange, next: Next) => Promise<void>;

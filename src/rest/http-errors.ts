@@ -1,0 +1,35 @@
+// Refusals that exist only because the request came over HTTP: a method the path does not answer,
+// plain HTTP where HTTPS is required (D20 in docs/decisions.md), a quota or limit with its
+// X-RateLimit-* headers, and the listener's own limits. The domain's errors are src/errors.ts.
+
+/** The codes only HTTP has; the facade's status table (error-status.ts) maps them with the domain's. */
+export type HttpErrorCode = 'method_not_allowed' | 'https_required' | 'rate_limit_exceeded' | 'request_timeout' | 'headers_too_large';
+
+export abstract class HttpError extends Error {
+  abstract readonly code: HttpErrorCode;
+  /** headers the refusal carries besides the envelope's */
+  readonly headers: Readonly<Record<string, string>>;
+  constructor(message: string, headers: Readonly<Record<string, string>> = {}) {
+    super(message);
+    this.name = new.target.name;
+    this.headers = headers;
+  }
+}
+
+/** 405 with the path's methods in `Allow`. */
+export class MethodNotAllowedError extends HttpError {
+  readonly code = 'method_not_allowed';
+  constructor(allow: string) {
+    super(`Method not allowed. Allowed: ${allow}.`, { Allow: allow });
+  }
+}
+
+/** Plain HTTP from a client that must use HTTPS (D20). */
+export class HttpsRequiredError extends HttpError {
+  readonly code = 'https_required';
+}
+
+/** A quota or rate limit exhausted (429), with its X-RateLimit-* headers and Retry-After. */
+export class RateLimitedError extends HttpError {
+  readonly code = 'rate_limit_exceeded';
+}

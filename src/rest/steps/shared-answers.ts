@@ -1,0 +1,27 @@
+// Identical read requests share an answer for a second (src/rest/response-cache.ts): the answer of
+// a cacheable route depends only on its path and query, the viewer's plan, the stored rates and the
+// time. Keys, limits, usage and request ids stay per request: the steps before this one run for each.
+import type { Step } from '../exchange.js';
+import { ResponseCache } from '../response-cache.js';
+
+/** how long identical requests share an answer (the stale flag and "today" move with the clock) */
+const RESPONSE_TTL_MS = 1_000;
+
+export function sharedAnswers(clock: () => Date, generation: () => number): Step {
+  const answers = new ResponseCache(RESPONSE_TTL_MS, clock, generation);
+  return async (exchange, next) => {
+    if (!exchange.route!.cacheable) return next(exchange);
+    const { url } = exchange.request;
+    const key = `${exchange.viewer?.plan ?? '-'} ${url.pathname}${url.search}`;
+    const shared = answers.get(key);
+    if (shared) {
+      exchange.answer = shared;
+      exchange.shared = true;
+      return;
+    }
+    // read before the answer is computed: a change meanwhile makes the answer stale at once
+    const before = generation();
+    await next(exchange);
+    if (exchange.answer!.status === 200) answers.set(key, exchange.answer!, before);
+  };
+}

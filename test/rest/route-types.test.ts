@@ -1,0 +1,59 @@
+// A route's variables and mapper are checked against its document when the project is type-checked
+// (`npm run typecheck`): each `@ts-expect-error` below is a route that disagrees with its document,
+// and the check fails if any of them stops being an error.
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { CurrencyCode } from '../../src/domain/currencies.js';
+import { graphql, type ResultOf, type VariablesOf } from '../../src/graphql.js';
+import { prepareDocuments } from '../../src/rest/steps/operation.js';
+import { parseCode } from '../../src/rest/params.js';
+import { defineRoute } from '../../src/rest/routes.js';
+import { schema } from '../../src/schema/index.js';
+
+const RATE_DAY = graphql('query RateDay($date: LocalDate!, $code: CurrencyCode!) { rateDay(date: $date) { date timestamp rates(codes: [$code]) } }');
+const ROUTE = { name: 'RateDay', method: 'GET', path: '/:date', auth: 'key', cacheControl: 'no-store' } as const;
+
+describe('route types', () => {
+  it('come from the document: its variables and its result, custom scalars and enums included', () => {
+    expectTypeOf<VariablesOf<typeof RATE_DAY>>().toEqualTypeOf<{ date: string; code: CurrencyCode }>();
+    expectTypeOf<ResultOf<typeof RATE_DAY>>().toEqualTypeOf<{ rateDay: { date: string; timestamp: number; rates: Record<string, string> } }>();
+  });
+
+  it('refuse a mapper or variables that disagree with the document', () => {
+    const agreeing = defineRoute({
+      ...ROUTE,
+      document: RATE_DAY,
+      variables: (req) => ({ date: req.params.date!, code: parseCode('USD', 'code') }),
+      respond: (data) => ({ body: data.rateDay.date }),
+    });
+    defineRoute({
+      ...ROUTE,
+      document: RATE_DAY,
+      variables: (req) => ({ date: req.params.date!, code: parseCode('USD', 'code') }),
+      // @ts-expect-error the document asks for no `base` field
+      respond: (data) => ({ body: data.rateDay.base }),
+    });
+    defineRoute({
+      ...ROUTE,
+      document: RATE_DAY,
+      // @ts-expect-error `code` is missing
+      variables: (req) => ({ date: req.params.date! }),
+      respond: () => ({ body: null }),
+    });
+    defineRoute({
+      ...ROUTE,
+      document: RATE_DAY,
+      // @ts-expect-error `symbols` is no variable of the document
+      variables: (req) => ({ date: req.params.date!, code: parseCode('USD', 'code'), symbols: 'USD' }),
+      respond: () => ({ body: null }),
+    });
+    defineRoute({
+      ...ROUTE,
+      document: RATE_DAY,
+      // @ts-expect-error `code` is a CurrencyCode, not any string
+      variables: (req) => ({ date: req.params.date!, code: 'usd' }),
+      respond: () => ({ body: null }),
+    });
+    // The typed document is a DocumentNode that the facade compiles as it is (graphql-jit).
+    expect(prepareDocuments(schema, [agreeing]).get(agreeing)).toBeDefined();
+  });
+});
