@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Response, createServerAdapter } from '@whatwg-node/server';
 import { stringifySetCookie } from 'cookie';
-import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { execute, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { VNode } from 'preact';
 import type { Account } from '../db/database.js';
@@ -13,6 +13,7 @@ import { CURRENCY_CODES } from '../domain/currencies.js';
 import { PLAN_LIMITS, PLANS_WITH_WEBHOOKS } from '../domain/plans.js';
 import { BadRequestError, DomainError, RateLimitExceededError, type ErrorCode } from '../errors.js';
 import { csrfTokenOf, isCsrfTokenOf, sessionCookieName, sessionTokenOf } from '../http/session-cookie.js';
+import { graphql, type ResultOf, type VariablesOf } from '../graphql.js';
 import { readLimited } from '../rest/body.js';
 import { identifyPeer, type Peer, type TrustedProxies } from '../rest/client-address.js';
 import { ANONYMOUS, createContext, type SessionViewer } from '../schema/context.js';
@@ -29,14 +30,12 @@ import {
   KeysPage,
   RevokeKeyPage,
   type KeysData,
-  type ListedKey,
-  type OverviewData,
   type PageAssets,
   type SignedInFrame,
 } from './pages.js';
 import { parseCurrencyList } from './currency-list.js';
-import { UsagePage, type PeriodUsage, type UsageData } from './usage-page.js';
-import { DeleteSubscriptionPage, WebhooksPage, type CreateForm, type ListedSubscription, type WebhooksData, type WebhooksNotice } from './webhooks-page.js';
+import { UsagePage, type UsageData } from './usage-page.js';
+import { DeleteSubscriptionPage, WebhooksPage, type CreateForm, type WebhooksData, type WebhooksNotice } from './webhooks-page.js';
 
 export interface DashboardOptions {
   schema: GraphQLSchema;
@@ -86,69 +85,148 @@ const PAGE_HEADERS = {
   'X-Frame-Options': 'DENY',
 };
 
-const DOCUMENTS = {
-  requestSignInLink: 'mutation($email: Text!, $client: Text!) { requestSignInLink(email: $email, client: $client) }',
-  signIn: 'mutation($token: Text!) { signIn(token: $token) { sessionToken } }',
-  signOut: 'mutation { signOut }',
-  overview: `query {
-    sessionAccount {
-      email plan status
-      planLimits { name monthlyRequests resets apiKeys historyDays fullHistory timeSeriesDays webhookSubscriptions }
-      quota { limit used remaining resetsAt }
+/** One period of the Usage page; unmasked, so the page reads its fields from the query's result. */
+const PERIOD_USAGE = graphql(`
+  fragment period on PeriodUsage @_unmask {
+    from
+    to
+    totalRequests
+    days {
+      day
+      requests
     }
-    serviceStatus { state stale newestRateDate lastUpdate nextUpdateExpected }
-  }`,
-  keys: 'query { sessionAccount { email status planLimits { name apiKeys } apiKeys { id prefix lastFour status createdAt lastUsedOn } } }',
-  createKey: 'mutation { createSessionApiKey { key } }',
-  revokeKey: 'mutation($id: Text!) { revokeSessionApiKey(id: $id) { id } }',
-  usage: `query {
-    sessionAccount { email status planLimits { name resets } usage { current { ...period } previous { ...period } } }
+    byEndpoint {
+      endpoint
+      requests
+    }
+    byKey {
+      keyId
+      prefix
+      lastFour
+      requests
+    }
+    byOutcome {
+      outcome
+      requests
+    }
   }
-  fragment period on PeriodUsage {
-    from to totalRequests days { day requests } byEndpoint { endpoint requests } byKey { keyId prefix lastFour requests } byOutcome { outcome requests }
-  }`,
-  webhooks: `query {
-    sessionAccount { email status planLimits { name } }
-    webhookSubscriptions {
-      limit
-      subscriptions {
-        id url currencies description isActive failureCount lastSuccessAt createdAt
-        recentDeliveries { deliveryId event rateDate attempt attemptedAt durationMs httpStatus error delivered nextAttemptAt }
+`);
+
+/** Every operation of the dashboard, typed from schema.graphql by the graphql tag (src/graphql.ts). */
+const DOCUMENTS = {
+  requestSignInLink: graphql('mutation($email: Text!, $client: Text!) { requestSignInLink(email: $email, client: $client) }'),
+  signIn: graphql('mutation($token: Text!) { signIn(token: $token) { sessionToken } }'),
+  signOut: graphql('mutation { signOut }'),
+  overview: graphql(`
+    query {
+      sessionAccount {
+        email
+        plan
+        status
+        planLimits {
+          name
+          monthlyRequests
+          resets
+          apiKeys
+          historyDays
+          fullHistory
+          timeSeriesDays
+          webhookSubscriptions
+        }
+        quota {
+          limit
+          used
+          remaining
+          resetsAt
+        }
+      }
+      serviceStatus {
+        state
+        stale
+        newestRateDate
+        lastUpdate
+        nextUpdateExpected
       }
     }
-  }`,
-  createWebhook: `mutation($input: CreateWebhookSubscriptionInput!) {
-    createWebhookSubscription(input: $input) { signingSecret subscription { url } }
-  }`,
-  testWebhook: 'mutation($id: Text!) { testWebhookSubscription(id: $id) { delivered responseStatus message } }',
-  setWebhookActive: 'mutation($id: Text!, $isActive: Boolean!) { setWebhookSubscriptionActive(id: $id, isActive: $isActive) { id } }',
-  deleteWebhook: 'mutation($id: Text!) { deleteWebhookSubscription(id: $id) }',
-} as const;
+  `),
+  keys: graphql('query { sessionAccount { email status planLimits { name apiKeys } apiKeys { id prefix lastFour status createdAt lastUsedOn } } }'),
+  createKey: graphql('mutation { createSessionApiKey { key } }'),
+  revokeKey: graphql('mutation($id: Text!) { revokeSessionApiKey(id: $id) { id } }'),
+  usage: graphql(
+    `
+      query {
+        sessionAccount {
+          email
+          status
+          planLimits {
+            name
+            resets
+          }
+          usage {
+            current {
+              ...period
+            }
+            previous {
+              ...period
+            }
+          }
+        }
+      }
+    `,
+    [PERIOD_USAGE],
+  ),
+  webhooks: graphql(`
+    query {
+      sessionAccount {
+        email
+        status
+        planLimits {
+          name
+        }
+      }
+      webhookSubscriptions {
+        limit
+        subscriptions {
+          id
+          url
+          currencies
+          description
+          isActive
+          failureCount
+          lastSuccessAt
+          createdAt
+          recentDeliveries {
+            deliveryId
+            event
+            rateDate
+            attempt
+            attemptedAt
+            durationMs
+            httpStatus
+            error
+            delivered
+            nextAttemptAt
+          }
+        }
+      }
+    }
+  `),
+  createWebhook: graphql(`
+    mutation ($input: CreateWebhookSubscriptionInput!) {
+      createWebhookSubscription(input: $input) {
+        signingSecret
+        subscription {
+          url
+        }
+      }
+    }
+  `),
+  testWebhook: graphql('mutation($id: Text!) { testWebhookSubscription(id: $id) { delivered responseStatus message } }'),
+  setWebhookActive: graphql('mutation($id: Text!, $isActive: Boolean!) { setWebhookSubscriptionActive(id: $id, isActive: $isActive) { id } }'),
+  deleteWebhook: graphql('mutation($id: Text!) { deleteWebhookSubscription(id: $id) }'),
+};
 type Operation = keyof typeof DOCUMENTS;
-
-interface OperationData {
-  requestSignInLink: { requestSignInLink: boolean };
-  signIn: { signIn: { sessionToken: string } };
-  signOut: { signOut: boolean };
-  keys: { sessionAccount: Pick<Account, 'email' | 'status'> & { planLimits: { name: string; apiKeys: number }; apiKeys: ListedKey[] } };
-  createKey: { createSessionApiKey: { key: string } };
-  revokeKey: { revokeSessionApiKey: { id: string } };
-  overview: { sessionAccount: OverviewData['account'] & Pick<Account, 'status'>; serviceStatus: OverviewData['status'] };
-  usage: {
-    sessionAccount: Pick<Account, 'email' | 'status'> & {
-      planLimits: { name: string; resets: boolean };
-      usage: { current: PeriodUsage; previous: PeriodUsage | null };
-    };
-  };
-  webhooks: {
-    sessionAccount: Pick<Account, 'email' | 'status'> & { planLimits: { name: string } };
-    webhookSubscriptions: { limit: number; subscriptions: ListedSubscription[] };
-  };
-  createWebhook: { createWebhookSubscription: { signingSecret: string; subscription: { url: string } } };
-  testWebhook: { testWebhookSubscription: { delivered: boolean; responseStatus: number; message: string } };
-  setWebhookActive: { setWebhookSubscriptionActive: { id: string } };
-  deleteWebhook: { deleteWebhookSubscription: string };
-}
+type DataOf<O extends Operation> = ResultOf<(typeof DOCUMENTS)[O]>;
 
 /** The first plan with webhooks, which a plan without them is shown. */
 const WEBHOOKS_UPGRADE = PLAN_LIMITS[PLANS_WITH_WEBHOOKS[0]!];
@@ -183,18 +261,15 @@ interface DashboardRequest {
 }
 
 export function createDashboardApp({ schema, services, trustedProxies, logger }: DashboardOptions) {
-  const documents = new Map<Operation, DocumentNode>();
-  for (const [name, text] of Object.entries(DOCUMENTS) as [Operation, string][]) {
-    const document = parse(text);
+  for (const [name, document] of Object.entries(DOCUMENTS) as [Operation, DocumentNode][]) {
     const errors = validate(schema, document);
     if (errors.length > 0) throw new Error(`Dashboard operation ${name}: ${errors.map((e) => e.message).join('; ')}`);
-    documents.set(name, document);
   }
 
-  async function run<O extends Operation>(operation: O, variables: Record<string, unknown>, session: SessionViewer | null): Promise<OperationData[O]> {
+  async function run<O extends Operation>(operation: O, variables: VariablesOf<(typeof DOCUMENTS)[O]>, session: SessionViewer | null): Promise<DataOf<O>> {
     const result = await execute({
       schema,
-      document: documents.get(operation)!,
+      document: DOCUMENTS[operation],
       contextValue: createContext(services, session ?? ANONYMOUS),
       variableValues: variables,
     });
@@ -204,7 +279,7 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
     if (error && error.path === undefined)
       throw new BadRequestError('A field holds text that cannot be stored (such as a NUL character). Remove it and try again.');
     if (error) throw error.originalError ?? error;
-    return result.data as unknown as OperationData[O];
+    return result.data as DataOf<O>;
   }
 
   const page = (status: number, node: VNode, headers: Record<string, string> = {}) =>
