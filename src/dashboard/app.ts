@@ -5,12 +5,15 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Response, createServerAdapter } from '@whatwg-node/server';
 import { stringifySetCookie } from 'cookie';
-import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { execute, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { VNode } from 'preact';
 import type { Account } from '../db/database.js';
-import { DomainError, RateLimitExceededError } from '../errors.js';
+import { CURRENCY_CODES } from '../domain/currencies.js';
+import { PLAN_LIMITS, PLANS_WITH_WEBHOOKS } from '../domain/plans.js';
+import { BadRequestError, DomainError, RateLimitExceededError, type ErrorCode } from '../errors.js';
 import { csrfTokenOf, isCsrfTokenOf, sessionCookieName, sessionTokenOf } from '../http/session-cookie.js';
+import { graphql, type ResultOf, type VariablesOf } from '../graphql.js';
 import { readLimited } from '../rest/body.js';
 import { identifyPeer, type Peer, type TrustedProxies } from '../rest/client-address.js';
 import { ANONYMOUS, createContext, type SessionViewer } from '../schema/context.js';
@@ -27,11 +30,12 @@ import {
   KeysPage,
   RevokeKeyPage,
   type KeysData,
-  type ListedKey,
-  type OverviewData,
   type PageAssets,
   type SignedInFrame,
 } from './pages.js';
+import { parseCurrencyList } from './currency-list.js';
+import { UsagePage, type UsageData } from './usage-page.js';
+import { DeleteSubscriptionPage, WebhooksPage, type CreateForm, type WebhooksData, type WebhooksNotice } from './webhooks-page.js';
 
 export interface DashboardOptions {
   schema: GraphQLSchema;
@@ -81,33 +85,156 @@ const PAGE_HEADERS = {
   'X-Frame-Options': 'DENY',
 };
 
-const DOCUMENTS = {
-  requestSignInLink: 'mutation($email: Text!, $client: Text!) { requestSignInLink(email: $email, client: $client) }',
-  signIn: 'mutation($token: Text!) { signIn(token: $token) { sessionToken } }',
-  signOut: 'mutation { signOut }',
-  overview: `query {
-    sessionAccount {
-      email plan status
-      planLimits { name monthlyRequests resets apiKeys historyDays fullHistory timeSeriesDays webhookSubscriptions }
-      quota { limit used remaining resetsAt }
+/** One period of the Usage page; unmasked, so the page reads its fields from the query's result. */
+const PERIOD_USAGE = graphql(`
+  fragment period on PeriodUsage @_unmask {
+    from
+    to
+    totalRequests
+    days {
+      day
+      requests
     }
-    serviceStatus { state stale newestRateDate lastUpdate nextUpdateExpected }
-  }`,
-  keys: 'query { sessionAccount { email status planLimits { name apiKeys } apiKeys { id prefix lastFour status createdAt lastUsedOn } } }',
-  createKey: 'mutation { createSessionApiKey { key } }',
-  revokeKey: 'mutation($id: Text!) { revokeSessionApiKey(id: $id) { id } }',
-} as const;
-type Operation = keyof typeof DOCUMENTS;
+    byEndpoint {
+      endpoint
+      requests
+    }
+    byKey {
+      keyId
+      prefix
+      lastFour
+      requests
+    }
+    byOutcome {
+      outcome
+      requests
+    }
+  }
+`);
 
-interface OperationData {
-  requestSignInLink: { requestSignInLink: boolean };
-  signIn: { signIn: { sessionToken: string } };
-  signOut: { signOut: boolean };
-  keys: { sessionAccount: Pick<Account, 'email' | 'status'> & { planLimits: { name: string; apiKeys: number }; apiKeys: ListedKey[] } };
-  createKey: { createSessionApiKey: { key: string } };
-  revokeKey: { revokeSessionApiKey: { id: string } };
-  overview: { sessionAccount: OverviewData['account'] & Pick<Account, 'status'>; serviceStatus: OverviewData['status'] };
-}
+/** Every operation of the dashboard, typed from schema.graphql by the graphql tag (src/graphql.ts). */
+const DOCUMENTS = {
+  requestSignInLink: graphql('mutation($email: Text!, $client: Text!) { requestSignInLink(email: $email, client: $client) }'),
+  signIn: graphql('mutation($token: Text!) { signIn(token: $token) { sessionToken } }'),
+  signOut: graphql('mutation { signOut }'),
+  overview: graphql(`
+    query {
+      sessionAccount {
+        email
+        plan
+        status
+        planLimits {
+          name
+          monthlyRequests
+          resets
+          apiKeys
+          historyDays
+          fullHistory
+          timeSeriesDays
+          webhookSubscriptions
+        }
+        quota {
+          limit
+          used
+          remaining
+          resetsAt
+        }
+      }
+      serviceStatus {
+        state
+        stale
+        newestRateDate
+        lastUpdate
+        nextUpdateExpected
+      }
+    }
+  `),
+  keys: graphql('query { sessionAccount { email status planLimits { name apiKeys } apiKeys { id prefix lastFour status createdAt lastUsedOn } } }'),
+  createKey: graphql('mutation { createSessionApiKey { key } }'),
+  revokeKey: graphql('mutation($id: Text!) { revokeSessionApiKey(id: $id) { id } }'),
+  usage: graphql(
+    `
+      query {
+        sessionAccount {
+          email
+          status
+          planLimits {
+            name
+            resets
+          }
+          usage {
+            current {
+              ...period
+            }
+            previous {
+              ...period
+            }
+          }
+        }
+      }
+    `,
+    [PERIOD_USAGE],
+  ),
+  webhooks: graphql(`
+    query {
+      sessionAccount {
+        email
+        status
+        planLimits {
+          name
+        }
+      }
+      webhookSubscriptions {
+        limit
+        subscriptions {
+          id
+          url
+          currencies
+          description
+          isActive
+          failureCount
+          lastSuccessAt
+          createdAt
+          recentDeliveries {
+            deliveryId
+            event
+            rateDate
+            attempt
+            attemptedAt
+            durationMs
+            httpStatus
+            error
+            delivered
+            nextAttemptAt
+          }
+        }
+      }
+    }
+  `),
+  createWebhook: graphql(`
+    mutation ($input: CreateWebhookSubscriptionInput!) {
+      createWebhookSubscription(input: $input) {
+        signingSecret
+        subscription {
+          url
+        }
+      }
+    }
+  `),
+  testWebhook: graphql('mutation($id: Text!) { testWebhookSubscription(id: $id) { delivered responseStatus message } }'),
+  setWebhookActive: graphql('mutation($id: Text!, $isActive: Boolean!) { setWebhookSubscriptionActive(id: $id, isActive: $isActive) { id } }'),
+  deleteWebhook: graphql('mutation($id: Text!) { deleteWebhookSubscription(id: $id) }'),
+};
+type Operation = keyof typeof DOCUMENTS;
+type DataOf<O extends Operation> = ResultOf<(typeof DOCUMENTS)[O]>;
+
+/** The first plan with webhooks, which a plan without them is shown. */
+const WEBHOOKS_UPGRADE = PLAN_LIMITS[PLANS_WITH_WEBHOOKS[0]!];
+/** "every currency" today: every served code but the base */
+const ALL_CURRENCIES = CURRENCY_CODES.length - 1;
+
+/** A refusal's status on a page; every other code is 403 (the plan, the account's state, the operator's). */
+const DOMAIN_STATUS: Partial<Record<ErrorCode, number>> = { bad_request: 400, sign_in_required: 401, not_found: 404, service_unavailable: 503 };
 
 /** A refusal the dashboard answers with a page of its own. */
 class PageRefusal extends Error {
@@ -134,24 +261,25 @@ interface DashboardRequest {
 }
 
 export function createDashboardApp({ schema, services, trustedProxies, logger }: DashboardOptions) {
-  const documents = new Map<Operation, DocumentNode>();
-  for (const [name, text] of Object.entries(DOCUMENTS) as [Operation, string][]) {
-    const document = parse(text);
+  for (const [name, document] of Object.entries(DOCUMENTS) as [Operation, DocumentNode][]) {
     const errors = validate(schema, document);
     if (errors.length > 0) throw new Error(`Dashboard operation ${name}: ${errors.map((e) => e.message).join('; ')}`);
-    documents.set(name, document);
   }
 
-  async function run<O extends Operation>(operation: O, variables: Record<string, unknown>, session: SessionViewer | null): Promise<OperationData[O]> {
+  async function run<O extends Operation>(operation: O, variables: VariablesOf<(typeof DOCUMENTS)[O]>, session: SessionViewer | null): Promise<DataOf<O>> {
     const result = await execute({
       schema,
-      document: documents.get(operation)!,
+      document: DOCUMENTS[operation],
       contextValue: createContext(services, session ?? ANONYMOUS),
       variableValues: variables,
     });
     const error = result.errors?.[0];
+    // Without a path the error is the request's own: a variable refused while coerced, which a
+    // form can cause only with text the store cannot hold (a NUL, for one).
+    if (error && error.path === undefined)
+      throw new BadRequestError('A field holds text that cannot be stored (such as a NUL character). Remove it and try again.');
     if (error) throw error.originalError ?? error;
-    return result.data as unknown as OperationData[O];
+    return result.data as DataOf<O>;
   }
 
   const page = (status: number, node: VNode, headers: Record<string, string> = {}) =>
@@ -209,6 +337,36 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
   async function keysPage(req: DashboardRequest, session: SessionViewer, created?: string): Promise<VNode> {
     const data = await keysOf(session);
     return KeysPage({ assets: ASSETS, frame: frameOf(req, data.account, 'keys'), data, ...(created ? { created } : {}) });
+  }
+
+  async function usagePage(req: DashboardRequest, session: SessionViewer): Promise<VNode> {
+    const { sessionAccount: account } = await run('usage', {}, session);
+    const data: UsageData = { planName: account.planLimits.name, resets: account.planLimits.resets, ...account.usage };
+    return UsagePage({ assets: ASSETS, frame: frameOf(req, account, 'usage'), data });
+  }
+
+  async function webhooksOf(session: SessionViewer): Promise<WebhooksData & { account: Pick<Account, 'email' | 'status'> }> {
+    const { sessionAccount: account, webhookSubscriptions: list } = await run('webhooks', {}, session);
+    return {
+      account,
+      planName: account.planLimits.name,
+      limit: list.limit,
+      upgrade: WEBHOOKS_UPGRADE,
+      allCurrencies: ALL_CURRENCIES,
+      subscriptions: list.subscriptions,
+    };
+  }
+
+  async function webhooksPage(req: DashboardRequest, session: SessionViewer, extra: { notice?: WebhooksNotice; form?: CreateForm } = {}): Promise<VNode> {
+    const data = await webhooksOf(session);
+    return WebhooksPage({ assets: ASSETS, frame: frameOf(req, data.account, 'webhooks'), data, ...extra });
+  }
+
+  /** A state-changing form from a signed-in page: same origin, then the CSRF token. */
+  async function signedInForm(req: DashboardRequest): Promise<{ session: SessionViewer; form: URLSearchParams }> {
+    checkSameOrigin(req);
+    const form = await formOf(req);
+    return { session: checkCsrf(req, form), form };
   }
 
   type Handler = (req: DashboardRequest) => Promise<Response>;
@@ -270,9 +428,7 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
         return page(200, await keysPage(req, session));
       },
       POST: async (req) => {
-        checkSameOrigin(req);
-        const form = await formOf(req);
-        const session = checkCsrf(req, form);
+        const { session, form } = await signedInForm(req);
         const before = await keysOf(session);
         const active = before.keys.filter((k) => k.status === 'active').length;
         // Free and Starter hold one key: replacing it must be confirmed, as the old one stops at once.
@@ -292,11 +448,64 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
         return page(200, RevokeKeyPage({ assets: ASSETS, frame: frameOf(req, account, 'keys'), keyToRevoke: key }));
       },
       POST: async (req) => {
-        checkSameOrigin(req);
-        const form = await formOf(req);
-        const session = checkCsrf(req, form);
+        const { session, form } = await signedInForm(req);
         await run('revokeKey', { id: form.get('id') ?? '' }, session);
         return redirect('/dashboard/keys');
+      },
+    },
+    '/dashboard/usage': {
+      GET: async (req) => page(200, await usagePage(req, signedIn(req))),
+    },
+    '/dashboard/webhooks': {
+      GET: async (req) => page(200, await webhooksPage(req, signedIn(req))),
+      POST: async (req) => {
+        const { session, form } = await signedInForm(req);
+        const sent: CreateForm = { url: (form.get('url') ?? '').trim(), currencies: form.get('currencies') ?? '', description: form.get('description') ?? '' };
+        try {
+          const currencies = parseCurrencyList(sent.currencies);
+          const input = { url: sent.url, ...(currencies ? { currencies } : {}), ...(sent.description.trim() !== '' ? { description: sent.description } : {}) };
+          const { createWebhookSubscription: created } = await run('createWebhook', { input }, session);
+          return page(200, await webhooksPage(req, session, { notice: { created: { url: created.subscription.url, signingSecret: created.signingSecret } } }));
+        } catch (error) {
+          if (!(error instanceof BadRequestError)) throw error;
+          // The form again with what was sent (cut to what its fields hold) and why it was refused.
+          const kept = { url: sent.url.slice(0, 2048), currencies: sent.currencies.slice(0, 400), description: sent.description.slice(0, 200) };
+          return page(400, await webhooksPage(req, session, { form: { ...kept, error: error.message } }));
+        }
+      },
+    },
+    '/dashboard/webhooks/test': {
+      POST: async (req) => {
+        const { session, form } = await signedInForm(req);
+        const id = form.get('id') ?? '';
+        const { testWebhookSubscription: test } = await run('testWebhook', { id }, session);
+        const data = await webhooksOf(session);
+        const url = data.subscriptions.find((s) => s.id === id)?.url ?? 'The receiver';
+        return page(200, WebhooksPage({ assets: ASSETS, frame: frameOf(req, data.account, 'webhooks'), data, notice: { test: { url, ...test } } }));
+      },
+    },
+    '/dashboard/webhooks/active': {
+      POST: async (req) => {
+        const { session, form } = await signedInForm(req);
+        const active = form.get('active');
+        if (active !== 'true' && active !== 'false')
+          throw new PageRefusal(400, 'Request refused', 'This form must say whether to pause or re-activate. Reload the page and try again.');
+        await run('setWebhookActive', { id: form.get('id') ?? '', isActive: active === 'true' }, session);
+        return redirect('/dashboard/webhooks');
+      },
+    },
+    '/dashboard/webhooks/delete': {
+      GET: async (req) => {
+        const session = signedIn(req);
+        const data = await webhooksOf(session);
+        const subscription = data.subscriptions.find((s) => s.id === req.url.searchParams.get('id'));
+        if (!subscription) throw new PageRefusal(404, 'Subscription not found', 'This account has no webhook subscription with that id.');
+        return page(200, DeleteSubscriptionPage({ assets: ASSETS, frame: frameOf(req, data.account, 'webhooks'), subscription }));
+      },
+      POST: async (req) => {
+        const { session, form } = await signedInForm(req);
+        await run('deleteWebhook', { id: form.get('id') ?? '' }, session);
+        return redirect('/dashboard/webhooks');
       },
     },
     '/dashboard/sign-out': {
@@ -355,8 +564,9 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
       return page(429, MessagePage({ assets: ASSETS, title: 'Too many requests', message: error.message }), { 'Retry-After': String(error.retryAfterSeconds) });
     }
     if (error instanceof DomainError) {
-      const status = error.code === 'bad_request' ? 400 : error.code === 'not_found' ? 404 : error.code === 'sign_in_required' ? 401 : 403;
-      return page(status, MessagePage({ assets: ASSETS, title: status === 404 ? 'Not found' : 'Request refused', message: error.message }));
+      const status = DOMAIN_STATUS[error.code] ?? 403;
+      const title = status === 404 ? 'Not found' : status === 503 ? 'Try again later' : 'Request refused';
+      return page(status, MessagePage({ assets: ASSETS, title, message: error.message }));
     }
     logger.error({ err: error }, 'dashboard request failed');
     return page(503, MessagePage({ assets: ASSETS, title: 'Try again later', message: 'The dashboard could not answer just now. Try again in a moment.' }));

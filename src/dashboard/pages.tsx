@@ -9,7 +9,7 @@ export interface SignedInFrame {
   email: string;
   status: AccountStatus;
   csrfToken: string;
-  current: 'overview' | 'keys';
+  current: 'overview' | 'keys' | 'usage' | 'webhooks';
 }
 
 export interface PageAssets {
@@ -18,7 +18,7 @@ export interface PageAssets {
   script: string;
 }
 
-function Layout({ title, assets, frame, children }: { title: string; assets: PageAssets; frame?: SignedInFrame; children: ComponentChildren }) {
+export function Layout({ title, assets, frame, children }: { title: string; assets: PageAssets; frame?: SignedInFrame; children: ComponentChildren }) {
   return (
     <html lang="en">
       <head>
@@ -41,6 +41,12 @@ function Layout({ title, assets, frame, children }: { title: string; assets: Pag
                   </a>
                   <a href="/dashboard/keys" aria-current={frame.current === 'keys' ? 'page' : undefined}>
                     Keys
+                  </a>
+                  <a href="/dashboard/usage" aria-current={frame.current === 'usage' ? 'page' : undefined}>
+                    Usage
+                  </a>
+                  <a href="/dashboard/webhooks" aria-current={frame.current === 'webhooks' ? 'page' : undefined}>
+                    Webhooks
                   </a>
                 </nav>
                 <span class="muted">{frame.email}</span>
@@ -180,10 +186,10 @@ export interface OverviewData {
   status: { state: string; stale: boolean; newestRateDate: string | null; lastUpdate: string | null; nextUpdateExpected: string };
 }
 
-const count = new Intl.NumberFormat('en-AU');
+export const count = new Intl.NumberFormat('en-AU');
 const instant = new Intl.DateTimeFormat('en-AU', { timeZone: 'UTC', dateStyle: 'long', timeStyle: 'short', hourCycle: 'h23' });
 
-function When({ at }: { at: string }) {
+export function When({ at }: { at: string }) {
   return <time dateTime={at}>{`${instant.format(new Date(at))} UTC`}</time>;
 }
 
@@ -371,7 +377,7 @@ export function RevokeKeyPage({ assets, frame, keyToRevoke }: { assets: PageAsse
       <section class="card narrow stack">
         <h1>Revoke {name}?</h1>
         <p>Requests with this key are refused at once (401 invalid_api_key). This cannot be undone.</p>
-        <form method="post" action="/dashboard/keys/revoke">
+        <form method="post" action="/dashboard/keys/revoke" class="actions">
           <input type="hidden" name="csrf" value={frame.csrfToken} />
           <input type="hidden" name="id" value={keyToRevoke.id} />
           <button type="submit" class="danger">

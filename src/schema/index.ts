@@ -20,5 +20,6 @@ import './account-analytics.js';
 import './session.js';
 import './account-quota.js';
 import './session-keys.js';
+import './account-usage.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

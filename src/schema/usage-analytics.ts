@@ -24,13 +24,13 @@ import { sydneyDate } from '../domain/calendar.js';
 const DIMENSIONS = ['DAY', 'WEEK', 'MONTH', 'ACCOUNT', 'PLAN', 'KEY', 'ENDPOINT', 'OUTCOME'] as const;
 type Dimension = (typeof DIMENSIONS)[number];
 const OUTCOMES = ['SUCCESS', 'NOT_MODIFIED', 'CLIENT_ERROR', 'RATE_LIMITED', 'SERVER_ERROR'] as const;
-type Outcome = (typeof OUTCOMES)[number];
+export type Outcome = (typeof OUTCOMES)[number];
 
 const UsageDimension = builder.enumType('UsageDimension', {
   description: 'What usage is grouped by. WEEK starts on Monday; PLAN is the account’s plan now.',
   values: DIMENSIONS,
 });
-const UsageOutcome = builder.enumType('UsageOutcome', {
+export const UsageOutcome = builder.enumType('UsageOutcome', {
   description: 'SUCCESS 2xx, NOT_MODIFIED 304, CLIENT_ERROR 4xx but 429, RATE_LIMITED 429, SERVER_ERROR 5xx',
   values: OUTCOMES,
 });
@@ -38,6 +38,15 @@ export const UsageOrder = builder.enumType('UsageOrder', {
   description: 'GROUPS: by the grouped values; REQUESTS_DESC: the busiest groups first (the top accounts, keys, …)',
   values: ['GROUPS', 'REQUESTS_DESC'] as const,
 });
+
+/** A recorded status's outcome, as OUTCOME_SQL groups it in the database. */
+export function outcomeOf(status: number): Outcome {
+  if (status === 304) return 'NOT_MODIFIED';
+  if (status === 429) return 'RATE_LIMITED';
+  if (status >= 500) return 'SERVER_ERROR';
+  if (status >= 400) return 'CLIENT_ERROR';
+  return 'SUCCESS';
+}
 
 const OUTCOME_SQL = sql<Outcome>`CASE
   WHEN u.status = 304 THEN 'NOT_MODIFIED'

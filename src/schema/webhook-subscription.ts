@@ -10,8 +10,10 @@ import {
   findSubscription,
   insertAttempts,
   insertSubscription,
+  listRecentAttempts,
   listSubscriptions,
   setSubscriptionActive,
+  type RecentAttempt,
 } from '../db/webhooks.js';
 import { CURRENCY_CODES } from '../domain/currencies.js';
 import { PLAN_LIMITS, type Plan } from '../domain/plans.js';
@@ -29,6 +31,8 @@ import { checkSubscriptionLimit, checkWebhooksAvailable } from './plan-rules.js'
 const ALL_CODES = CURRENCY_CODES.filter((code) => code !== 'AUD');
 const MAX_DESCRIPTION = 200;
 const SUBSCRIPTION_ID = /^[0-9a-f]{32}$/;
+/** how many attempts a subscription lists as its recent deliveries */
+const RECENT_ATTEMPTS = 50;
 
 /** The account whose subscriptions these are. */
 interface Subscriber {
@@ -66,6 +70,24 @@ async function ownSubscription(ctx: Context, id: string): Promise<WebhookSubscri
   return subscription;
 }
 
+const WebhookEventEnum = builder.enumType('WebhookEvent', { values: { RATES_PUBLISHED: { value: 'rates.published' }, RATES_TEST: { value: 'rates.test' } } });
+
+const WebhookAttemptRef = builder.objectRef<RecentAttempt>('WebhookAttempt').implement({
+  description: 'One attempt to deliver an event to a subscription (D28 in docs/decisions.md)',
+  fields: (t) => ({
+    deliveryId: t.exposeString('deliveryId', { description: 'The X-ExchangeRates-Delivery id, the same on every retry' }),
+    event: t.expose('event', { type: WebhookEventEnum }),
+    rateDate: t.expose('rateDate', { type: 'LocalDate' }),
+    attempt: t.exposeInt('attempt', { description: '1 for the first attempt' }),
+    attemptedAt: t.expose('attemptedAt', { type: 'DateTime' }),
+    durationMs: t.exposeInt('durationMs'),
+    httpStatus: t.exposeInt('httpStatus', { nullable: true, description: "The receiver's status; null when it gave none" }),
+    error: t.exposeString('error', { nullable: true }),
+    delivered: t.boolean({ resolve: (a) => a.outcome === 'delivered' }),
+    nextAttemptAt: t.expose('nextAttemptAt', { type: 'DateTime', nullable: true, description: 'When the delivery is tried again, if it will be' }),
+  }),
+});
+
 export const WebhookSubscriptionRef = builder.objectRef<WebhookSubscription>('WebhookSubscription').implement({
   description: 'Where new publications are pushed. The signing secret is never part of it.',
   fields: (t) => ({
@@ -81,6 +103,11 @@ export const WebhookSubscriptionRef = builder.objectRef<WebhookSubscription>('We
     failureCount: t.exposeInt('failure_count', { description: 'Consecutive failed delivery attempts' }),
     lastSuccessAt: t.expose('last_success_at', { type: 'DateTime', nullable: true }),
     createdAt: t.expose('created_at', { type: 'DateTime' }),
+    recentDeliveries: t.field({
+      type: [WebhookAttemptRef],
+      description: `The latest ${RECENT_ATTEMPTS} delivery attempts, test deliveries included, newest first`,
+      resolve: (s, _args, ctx) => listRecentAttempts(ctx.services.db, s.id, RECENT_ATTEMPTS),
+    }),
   }),
 });
 
@@ -189,7 +216,7 @@ builder.mutationFields((t) => ({
   }),
   deleteWebhookSubscription: t.field({
     type: 'String',
-    description: 'Removes one of the viewer\'s subscriptions and its pending deliveries; returns its id',
+    description: "Removes one of the viewer's subscriptions and its pending deliveries; returns its id",
     args: { id: t.arg({ type: 'Text', required: true }) },
     authScopes: { apiKey: true, session: true },
     resolve: async (_root, { id }, ctx) => {

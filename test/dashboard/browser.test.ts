@@ -1,5 +1,7 @@
 // The dashboard in a real browser: Debian's Chromium driven by playwright-core against the app on a
-// real listener, the sign-in mail received over SMTP. Screenshots of every page go to
+// real listener, the sign-in mail received over SMTP, webhooks sent to a real HTTPS receiver whose
+// certificate the app trusts (private targets allowed, D34 in docs/decisions.md). Once with the
+// mouse, once with the keyboard only, once at a phone's size. Screenshots of every page go to
 // test-artifacts/dashboard/ (not committed) for a person to look at.
 import { mkdirSync } from 'node:fs';
 import { pino } from 'pino';
@@ -7,18 +9,27 @@ import { chromium, type Browser as Chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LISTENER_LIMITS } from '../../src/http/limits.js';
 import { createListener, listen } from '../../src/http/server.js';
+import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { startDashboardApp, type DashboardApp } from '../support/dashboard.js';
+import { graphql } from '../../src/graphql.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const SCREENSHOTS = new URL('../../test-artifacts/dashboard/', import.meta.url).pathname;
 
 let t: DashboardApp;
+let receiver: WebhookReceiver;
 let browser: Chromium;
 let base: string;
 let server: ReturnType<typeof createListener>;
 
 beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  t = await startDashboardApp();
+  // The receiver's certificate is made with openssl: without it, only the tests that need no receiver run.
+  if (OPENSSL_AVAILABLE) receiver = await startWebhookReceiver();
+  t = await startDashboardApp({
+    config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+    ...(OPENSSL_AVAILABLE ? { webhookNetwork: { ca: [receiver.ca], timeoutMs: 5_000 } } : {}),
+  });
   await t.importFixture('f11.1-data.csv');
   server = createListener(t.app.web.node, { limits: LISTENER_LIMITS, logger: pino({ level: 'silent' }) });
   base = await listen(server, 0, '127.0.0.1');
@@ -33,6 +44,7 @@ afterAll(async () => {
   server?.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve));
   await t?.close();
+  await receiver?.close();
 });
 
 async function shot(page: Page, name: string): Promise<void> {
@@ -83,7 +95,7 @@ it('signs up, generates a key that works against /latest, and revokes it so it a
   await context.close();
 });
 
-it('works at a phone-sized viewport', async () => {
+it.skipIf(!OPENSSL_AVAILABLE)('works at a phone-sized viewport', async () => {
   const context = await browser.newContext({ viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true });
   const page = await context.newPage();
   await signUp(page, 'phone@example.com', 'phone');
@@ -93,5 +105,168 @@ it('works at a phone-sized viewport', async () => {
   await shot(page, 'phone-5-key-generated');
   // nothing wider than the screen but the keys table, which scrolls in its own box
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  expect((await fetch(`${base}/latest`, { headers: { Authorization: `Bearer ${await page.getByLabel('API key').inputValue()}` } })).status).toBe(200);
+  await t.app.usage.flush();
+
+  await page.getByRole('link', { name: 'Usage' }).click();
+  await page.getByRole('heading', { name: 'Requests per day', level: 2 }).waitFor();
+  await page.getByText('The numbers per day').click();
+  await shot(page, 'phone-6-usage');
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+
+  await page.getByRole('link', { name: 'Webhooks' }).click();
+  await page.getByRole('heading', { name: 'Webhooks come with the Professional plan and above' }).waitFor();
+  await shot(page, 'phone-7-webhooks-free');
+  await upgrade('phone@example.com');
+  await page.reload();
+  await page.getByLabel('URL').fill(receiver.url('/phone'));
+  await page.getByRole('button', { name: 'Add subscription' }).click();
+  await page.getByLabel('Signing secret').waitFor();
+  await page.getByRole('button', { name: `Send test to ${receiver.url('/phone')}` }).click();
+  await page.getByRole('heading', { name: 'Test delivered' }).waitFor();
+  await page.getByText('Recent deliveries (1)').click();
+  await shot(page, 'phone-8-webhooks');
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  await context.close();
+});
+
+/** Signs an account up to Professional, as the operator does: webhooks and five keys. */
+async function upgrade(email: string): Promise<void> {
+  const changed = await t.operator(graphql('mutation($e: EmailAddress!) { setAccountPlan(email: $e, plan: professional) { plan } }'), { e: email });
+  expect(changed.errors).toBeUndefined();
+}
+
+it.skipIf(!OPENSSL_AVAILABLE)(
+  'creates a webhook subscription to an HTTPS receiver, sends a test from the page, and the usage chart counts the requests made',
+  async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await signUp(page, 'hooks@example.com', 'hooks');
+    await upgrade('hooks@example.com');
+
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { name: 'Subscriptions (0 of 3)' }).waitFor();
+    await shot(page, 'hooks-5-webhooks-empty');
+    await page.getByLabel('URL').fill(receiver.url('/browser'));
+    await page.getByLabel('Currencies (optional)').fill('usd, eur');
+    await page.getByLabel('Description (optional)').fill('Browser test');
+    await page.getByRole('button', { name: 'Add subscription' }).click();
+    const secret = await page.getByLabel('Signing secret').inputValue();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    receiver.setSecret('/browser', secret);
+    await expect(page.getByRole('button', { name: 'Copy' }).isVisible()).resolves.toBe(true);
+    await shot(page, 'hooks-6-subscription-created');
+
+    await page.getByRole('button', { name: `Send test to ${receiver.url('/browser')}` }).click();
+    await page.getByRole('heading', { name: 'Test delivered' }).waitFor();
+    expect(await page.getByRole('status').textContent()).toContain('answered HTTP 200');
+    const delivered = receiver.deliveries.filter((d) => d.path === '/browser');
+    expect(delivered.map((d) => [d.signatureValid, d.json?.event])).toEqual([[true, 'rates.test']]);
+    expect(Object.keys(delivered[0]!.json.rates).sort()).toEqual(['EUR', 'USD']);
+    expect(await page.content()).not.toContain(secret);
+    await page.getByText('Recent deliveries (1)').click();
+    expect(await page.getByRole('row').nth(1).textContent()).toMatch(/rates\.test.*HTTP 200/);
+    await shot(page, 'hooks-7-test-sent');
+
+    await page.getByRole('button', { name: `Pause ${receiver.url('/browser')}` }).click();
+    await page.getByText('Paused').waitFor();
+    await page.getByRole('link', { name: `Delete ${receiver.url('/browser')}` }).click();
+    await page.getByRole('heading', { name: 'Delete this subscription?' }).waitFor();
+    await shot(page, 'hooks-8-delete-confirm');
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('No subscriptions yet.').waitFor();
+
+    await page.getByRole('link', { name: 'Keys' }).click();
+    await page.getByRole('button', { name: 'Generate key' }).click();
+    const key = await page.getByLabel('API key').inputValue();
+    for (let i = 0; i < 7; i++) expect((await fetch(`${base}/latest?symbols=USD`, { headers: { Authorization: `Bearer ${key}` } })).status).toBe(200);
+    expect((await fetch(`${base}/latest?symbols=XYZ`, { headers: { Authorization: `Bearer ${key}` } })).status).toBe(400);
+    await t.app.usage.flush(); // the recorder writes every few seconds; the test does not wait for it
+
+    await page.getByRole('link', { name: 'Usage' }).click();
+    await page.getByRole('heading', { name: 'Requests per day', level: 2 }).waitFor();
+    await shot(page, 'hooks-9-usage');
+    expect(await page.locator('rect.bar.current title').allTextContents()).toContain('This period, 12 May: 8 requests');
+    await page.getByText('The numbers per day').click();
+    expect(await page.locator('table').first().textContent()).toContain('2026-05-128');
+    expect(await page.getByRole('table', { name: 'By outcome' }).textContent()).toMatch(/Success \(2xx\)7.*Client error \(4xx\)1/);
+    await shot(page, 'hooks-10-usage-numbers');
+    await context.close();
+  },
+);
+
+/** Presses Tab until the focused element is the one named, then `key` on it: no mouse. */
+async function pressOn(page: Page, name: string | RegExp, key: 'Enter' | 'Space' = 'Enter'): Promise<void> {
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press('Tab');
+    const focused = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      return el ? (el.getAttribute('aria-label') ?? (el as HTMLInputElement).labels?.[0]?.textContent ?? el.textContent ?? '').trim() : '';
+    });
+    if (typeof name === 'string' ? focused === name : name.test(focused)) {
+      await page.keyboard.press(key);
+      return;
+    }
+  }
+  throw new Error(`Tab never reached ${String(name)}`);
+}
+
+/** Tabs to the field labelled `label` and types `text` into it. */
+async function typeInto(page: Page, label: string, text: string): Promise<void> {
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate((l) => (document.activeElement as HTMLInputElement | null)?.labels?.[0]?.textContent?.trim() === l, label)) {
+      await page.keyboard.type(text);
+      return;
+    }
+  }
+  throw new Error(`Tab never reached the field ${label}`);
+}
+
+it.skipIf(!OPENSSL_AVAILABLE)('does the whole journey with the keyboard only', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`${base}/dashboard`);
+  await typeInto(page, 'E-mail', 'keyboard@example.com');
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
+  const { link } = await t.mailbox.next();
+  await page.goto(`${base}${new URL(link).pathname}${new URL(link).search}`);
+  await pressOn(page, 'Sign in');
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await upgrade('keyboard@example.com');
+  // focus is visible where it lands
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).toBe('solid');
+
+  await pressOn(page, 'Keys');
+  await page.getByRole('heading', { name: 'API keys' }).waitFor();
+  await pressOn(page, 'Generate key', 'Space');
+  const key = await page.getByLabel('API key').inputValue();
+  expect((await fetch(`${base}/latest`, { headers: { Authorization: `Bearer ${key}` } })).status).toBe(200);
+  await pressOn(page, /^Revoke /);
+  await page.getByRole('heading', { name: /^Revoke / }).waitFor();
+  await pressOn(page, 'Revoke', 'Space');
+  await page.getByRole('heading', { name: 'API keys' }).waitFor();
+  expect((await fetch(`${base}/latest`, { headers: { Authorization: `Bearer ${key}` } })).status).toBe(401);
+  await shot(page, 'keyboard-1-keys');
+
+  await pressOn(page, 'Webhooks');
+  await page.getByRole('heading', { name: 'Subscriptions (0 of 3)' }).waitFor();
+  await typeInto(page, 'URL', receiver.url('/keyboard'));
+  await page.keyboard.press('Enter');
+  const secret = await page.getByLabel('Signing secret').inputValue();
+  receiver.setSecret('/keyboard', secret);
+  await pressOn(page, `Send test to ${receiver.url('/keyboard')}`, 'Space');
+  await page.getByRole('heading', { name: 'Test delivered' }).waitFor();
+  expect(receiver.deliveries.filter((d) => d.path === '/keyboard').map((d) => d.signatureValid)).toEqual([true]);
+  await pressOn(page, 'Recent deliveries (1)', 'Enter');
+  expect(await page.locator('details').first().getAttribute('open')).toBe('');
+  await shot(page, 'keyboard-2-webhooks');
+
+  await pressOn(page, 'Usage');
+  await page.getByRole('heading', { name: 'Usage', level: 1 }).waitFor();
+  await pressOn(page, 'Sign out');
+  await page.getByRole('button', { name: 'Send sign-in link' }).waitFor();
   await context.close();
 });

@@ -63,6 +63,16 @@ export async function startMailbox(): Promise<Mailbox> {
   };
 }
 
+/** A page's text with its tags taken out, the entities the pages use undone and its spaces made single, for reading numbers off. */
+export function pageText(html: string): string {
+  return html
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&amp;/g, '&')
+    .replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/\s+/g, ' ');
+}
+
 export interface DashboardApp extends TestApp {
   mailbox: Mailbox;
 }
