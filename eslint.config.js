@@ -23,8 +23,16 @@ const LAYERS = [
     from: ABOVE_JOBS.map((path) => path.replace('./', './src/')),
     message: 'jobs, webhooks, mail and the services are below the GraphQL core and the facades.',
   },
-  { target: './src/http', from: ['./src/rest', './src/internal', './src/dashboard', './src/cli', './src/app.ts', './src/main.ts'], message: 'src/http (the listeners, the envelope and its status table) is below the facades.' },
-  { target: './src/schema', from: ['./src/rest', './src/internal', './src/dashboard', './src/cli', './src/app.ts', './src/main.ts'], message: 'The GraphQL core is below the facades.' },
+  {
+    target: './src/http',
+    from: ['./src/rest', './src/internal', './src/dashboard', './src/cli', './src/app.ts', './src/main.ts'],
+    message: 'src/http (the listeners, the envelope and its status table) is below the facades.',
+  },
+  {
+    target: './src/schema',
+    from: ['./src/rest', './src/internal', './src/dashboard', './src/cli', './src/app.ts', './src/main.ts'],
+    message: 'The GraphQL core is below the facades.',
+  },
 ];
 
 export default tseslint.config(

@@ -107,7 +107,21 @@ async function generate(db: Kysely<Database>, last: string): Promise<Record<stri
     WHERE extract(isodow from d) < 6`.execute(db);
   await sql`ANALYZE`.execute(db);
   const counts: Record<string, number> = {};
-  for (const table of ['accounts', 'api_keys', 'usage_daily', 'usage_totals_daily', 'usage_account_monthly', 'keyless_usage_daily', 'conversions_daily', 'conversions_monthly', 'webhook_subscriptions', 'webhook_deliveries', 'webhook_attempts', 'rba_polls', 'rates'] as const) {
+  for (const table of [
+    'accounts',
+    'api_keys',
+    'usage_daily',
+    'usage_totals_daily',
+    'usage_account_monthly',
+    'keyless_usage_daily',
+    'conversions_daily',
+    'conversions_monthly',
+    'webhook_subscriptions',
+    'webhook_deliveries',
+    'webhook_attempts',
+    'rba_polls',
+    'rates',
+  ] as const) {
     const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM ${sql.table(table)}`.execute(db);
     counts[table] = Number(rows[0]!.n);
   }
@@ -142,11 +156,23 @@ export async function benchAnalytics(runs: number): Promise<void> {
     await seed(app, token);
     const started = performance.now();
     const counts = await generate(storage.db, LAST_DATE);
-    console.log(`generated in ${((performance.now() - started) / 1000).toFixed(1)} s: ${Object.entries(counts).map(([t, n]) => `${t} ${n.toLocaleString('en-US')}`).join(', ')}`);
+    console.log(
+      `generated in ${((performance.now() - started) / 1000).toFixed(1)} s: ${Object.entries(counts)
+        .map(([t, n]) => `${t} ${n.toLocaleString('en-US')}`)
+        .join(', ')}`,
+    );
     const ranges = { month: { from: `${LAST_DATE.slice(0, 8)}01`, to: LAST_DATE }, year: { from: addDays(LAST_DATE, -364), to: LAST_DATE } };
-    console.log(`ranges: this month ${ranges.month.from}..${ranges.month.to}, the year ${ranges.year.from}..${ranges.year.to}; ${runs} timed runs after one warm-up`);
-    console.log(`load average at start (1, 5, 15 min): ${loadavg().map((l) => l.toFixed(2)).join(', ')}\n`);
-    const files = readdirSync(OPERATIONS).filter((f) => f.endsWith('.graphql')).sort();
+    console.log(
+      `ranges: this month ${ranges.month.from}..${ranges.month.to}, the year ${ranges.year.from}..${ranges.year.to}; ${runs} timed runs after one warm-up`,
+    );
+    console.log(
+      `load average at start (1, 5, 15 min): ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(', ')}\n`,
+    );
+    const files = readdirSync(OPERATIONS)
+      .filter((f) => f.endsWith('.graphql'))
+      .sort();
     let missed = 0;
     console.log(`${'operation'.padEnd(32)} ${'range'.padEnd(6)} ${'p50 ms'.padStart(8)} ${'max ms'.padStart(8)}  goal ${GOAL_MS} ms`);
     for (const file of files) {
@@ -168,7 +194,11 @@ export async function benchAnalytics(runs: number): Promise<void> {
         console.log(`${file.padEnd(32)} ${name.padEnd(6)} ${p50.toFixed(1).padStart(8)} ${max.toFixed(1).padStart(8)}  ${max < GOAL_MS ? 'met' : 'MISSED'}`);
       }
     }
-    console.log(`\nload average at end (1, 5, 15 min): ${loadavg().map((l) => l.toFixed(2)).join(', ')}; ${missed === 0 ? 'every operation under' : `${missed} operation × range over`} ${GOAL_MS} ms`);
+    console.log(
+      `\nload average at end (1, 5, 15 min): ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(', ')}; ${missed === 0 ? 'every operation under' : `${missed} operation × range over`} ${GOAL_MS} ms`,
+    );
   } finally {
     await app.close();
     await storage.destroy();

@@ -104,7 +104,10 @@ async function seedSubscriptions(app: App, count: number, port: number, secrets:
     }
   }
   for (let i = 0; i < rows.length; i += INSERT_BATCH) {
-    await db.insertInto('webhook_subscriptions').values(rows.slice(i, i + INSERT_BATCH)).execute();
+    await db
+      .insertInto('webhook_subscriptions')
+      .values(rows.slice(i, i + INSERT_BATCH))
+      .execute();
   }
 }
 
@@ -128,7 +131,9 @@ export function abortDeliveries(): Promise<void> {
 export async function benchDeliveries(options: DeliveriesOptions): Promise<boolean> {
   const n = options.subscriptions;
   const accounts = Math.ceil(n / SUBSCRIPTIONS_PER_ACCOUNT);
-  console.log(`\n=== webhook deliveries: ${count(n)} subscriptions (${accounts} Enterprise accounts x ${SUBSCRIPTIONS_PER_ACCOUNT}), receiver in a child process ===`);
+  console.log(
+    `\n=== webhook deliveries: ${count(n)} subscriptions (${accounts} Enterprise accounts x ${SUBSCRIPTIONS_PER_ACCOUNT}), receiver in a child process ===`,
+  );
   const started = performance.now();
 
   const cert = createCertificate();
@@ -168,7 +173,9 @@ export async function benchDeliveries(options: DeliveriesOptions): Promise<boole
     });
     await seedSubscriptions(app, n, receiver.port, secrets);
     console.log(`storage: ${storage.label}`);
-    console.log(`receiver pid ${receiver.pid} on https://127.0.0.1:${receiver.port} (self-signed RSA 2048); set up in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `receiver pid ${receiver.pid} on https://127.0.0.1:${receiver.port} (self-signed RSA 2048); set up in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
 
     // Each attempt's send (target check, connect, TLS, POST, answer), timed from outside the sender.
     const attemptMs: number[] = [];
@@ -198,24 +205,34 @@ export async function benchDeliveries(options: DeliveriesOptions): Promise<boole
     const recordingMs = t1 - t0;
     const deliveringMs = t2 - t1;
     const totalMs = t2 - t0;
-    const states = await sql<{ state: string; n: number }>`select state, count(*)::int as n from webhook_deliveries group by state order by state`.execute(storage.db);
+    const states = await sql<{ state: string; n: number }>`select state, count(*)::int as n from webhook_deliveries group by state order by state`.execute(
+      storage.db,
+    );
     const delivered = states.rows.find((r) => r.state === 'delivered')?.n ?? 0;
     const stats = await receiver.stats();
     attemptMs.sort((a, b) => a - b);
     const sinceStart = stats.arrivals.map((at) => at - t0Wall).sort((a, b) => a - b);
 
-    console.log(`recorded: ${count(outcome.deliveries)} deliveries for ${publication.date} in the import transaction; attempted by runDue: ${count(attempted)}`);
+    console.log(
+      `recorded: ${count(outcome.deliveries)} deliveries for ${publication.date} in the import transaction; attempted by runDue: ${count(attempted)}`,
+    );
     console.log('');
     console.log(`recording (the import transaction)    ${ms(recordingMs)}`);
     console.log(`delivering (runDue)                   ${ms(deliveringMs)}  ->  ${count(Math.round((attempted / deliveringMs) * 1000))} deliveries/s`);
     console.log(`total, publication to last recorded   ${ms(totalMs)}  ->  ${count(Math.round((delivered / totalMs) * 1000))} deliveries/s overall`);
-    console.log(`one attempt's send, p50 / p99         ${ms(percentile(attemptMs, 50))} / ${ms(percentile(attemptMs, 99))}  (target check, connect, TLS, POST, answer)`);
-    console.log(`publication to arrival, p50 / p99     ${ms(percentile(sinceStart, 50))} / ${ms(percentile(sinceStart, 99))}  (first ${ms(sinceStart[0] ?? NaN)}, last ${ms(sinceStart.at(-1) ?? NaN)})`);
+    console.log(
+      `one attempt's send, p50 / p99         ${ms(percentile(attemptMs, 50))} / ${ms(percentile(attemptMs, 99))}  (target check, connect, TLS, POST, answer)`,
+    );
+    console.log(
+      `publication to arrival, p50 / p99     ${ms(percentile(sinceStart, 50))} / ${ms(percentile(sinceStart, 99))}  (first ${ms(sinceStart[0] ?? NaN)}, last ${ms(sinceStart.at(-1) ?? NaN)})`,
+    );
     // CPU seconds per delivery hardly depend on what else the machine runs; the shares and times do.
     const used = (before: number | null, after: number | null) => (before === null || after === null ? null : after - before);
     const cpuLine = (name: string, seconds: number | null) =>
       seconds === null ? `${name} n/a` : `${name} ${share(seconds / (totalMs / 1000))} of a core, ${((seconds * 1000) / n).toFixed(2)} ms per delivery`;
-    console.log(`CPU while measured                    ${cpuLine('this process', used(cpu0.own, cpu1.own))}; ${cpuLine('receiver', used(cpu0.receiver, cpu1.receiver))}`);
+    console.log(
+      `CPU while measured                    ${cpuLine('this process', used(cpu0.own, cpu1.own))}; ${cpuLine('receiver', used(cpu0.receiver, cpu1.receiver))}`,
+    );
     console.log(`machine load average (1 min)          ${load0.toFixed(1)} before, ${load1.toFixed(1)} after, on ${availableParallelism()} cores`);
     console.log(`delivery states: ${states.rows.map((r) => `${r.state} ${count(r.n)}`).join(', ') || 'none'}`);
     console.log(

@@ -17,26 +17,26 @@ const LAYOUT = new URL('../test/fixtures/rba/f11.1-data.csv', import.meta.url);
 
 /** A typical level and the decimal places the RBA publishes for each code. */
 const LEVELS: Record<PublishedCode, { level: number; dp: number }> = {
-  USD: { level: 0.6500, dp: 4 },
-  EUR: { level: 0.5750, dp: 4 },
-  GBP: { level: 0.4900, dp: 4 },
+  USD: { level: 0.65, dp: 4 },
+  EUR: { level: 0.575, dp: 4 },
+  GBP: { level: 0.49, dp: 4 },
   JPY: { level: 97.5, dp: 2 },
   CNY: { level: 4.68, dp: 4 },
   KRW: { level: 905, dp: 2 },
   INR: { level: 56.2, dp: 2 },
-  SGD: { level: 0.8400, dp: 4 },
-  NZD: { level: 1.1000, dp: 4 },
+  SGD: { level: 0.84, dp: 4 },
+  NZD: { level: 1.1, dp: 4 },
   THB: { level: 21.4, dp: 2 },
-  MYR: { level: 2.7800, dp: 4 },
+  MYR: { level: 2.78, dp: 4 },
   IDR: { level: 10650, dp: 0 },
   VND: { level: 17050, dp: 0 },
-  HKD: { level: 5.0600, dp: 4 },
+  HKD: { level: 5.06, dp: 4 },
   PHP: { level: 37.4, dp: 2 },
-  CAD: { level: 0.9000, dp: 4 },
-  CHF: { level: 0.5250, dp: 4 },
+  CAD: { level: 0.9, dp: 4 },
+  CHF: { level: 0.525, dp: 4 },
   TWD: { level: 20.3, dp: 2 },
   TWI: { level: 60.5, dp: 2 },
-  SDR: { level: 0.4800, dp: 4 },
+  SDR: { level: 0.48, dp: 4 },
 };
 const BLANK_SHARE = 0.002; // about one value in 500 not published that day
 
@@ -44,7 +44,10 @@ const BLANK_SHARE = 0.002; // about one value in 500 not published that day
 export function generatedF11Csv(first = GENERATED_FIRST_DATE, last = GENERATED_LAST_DATE): string {
   const lines = readFileSync(LAYOUT, 'utf8').split(/\r?\n/);
   const header = lines.slice(0, lines.findIndex((line) => line.startsWith('Series ID')) + 1);
-  const units = lines.find((line) => line.startsWith('Units,'))!.split(',').slice(1);
+  const units = lines
+    .find((line) => line.startsWith('Units,'))!
+    .split(',')
+    .slice(1);
   const random = seededRandom(11);
   const walk = new Map(PUBLISHED_CODES.map((code) => [code, 0]));
   const rows: string[] = [];

@@ -9,10 +9,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 /** parent → receiver */
-export type ReceiverCommand =
-  | { type: 'start'; cert: string; key: string; secrets: string[] }
-  | { type: 'stats' }
-  | { type: 'reset' };
+export type ReceiverCommand = { type: 'start'; cert: string; key: string; secrets: string[] } | { type: 'stats' } | { type: 'reset' };
 
 export interface ReceiverStats {
   /** POST requests whose body was read */

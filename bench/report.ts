@@ -48,7 +48,21 @@ export function printReport(results: Measurement[]): { failedTargets: string[]; 
   const cpu = (share: number | null) => (share === null ? '-' : `${(100 * share).toFixed(0)}%`);
   // CPU per request hardly depends on what else the machine runs; req/s and shares do.
   const perRequest = (m: Measurement) => (m.serverCpu === null || m.reqPerSec === 0 ? '-' : ((m.serverCpu * 1e6) / m.reqPerSec).toFixed(0));
-  const rows = [['target', 'req/s (avg)', 'p50 ms', 'p99 ms', 'vs bare', 'requests', 'non-2xx', 'errors', 'server cpu', 'server µs/req', inProcess ? 'process cpu' : 'autocannon cpu']];
+  const rows = [
+    [
+      'target',
+      'req/s (avg)',
+      'p50 ms',
+      'p99 ms',
+      'vs bare',
+      'requests',
+      'non-2xx',
+      'errors',
+      'server cpu',
+      'server µs/req',
+      inProcess ? 'process cpu' : 'autocannon cpu',
+    ],
+  ];
   for (const m of results) {
     rows.push([
       m.target.name,

@@ -77,7 +77,11 @@ const MODE_LABEL: Record<Mode, string> = {
 
 let running: RunningServers | null = null;
 
-async function benchOnce(mode: Mode, sharedAnswers: boolean, options: Omit<LoadOptions, 'serverPid'>): Promise<{ failedTargets: string[]; results: Measurement[] }> {
+async function benchOnce(
+  mode: Mode,
+  sharedAnswers: boolean,
+  options: Omit<LoadOptions, 'serverPid'>,
+): Promise<{ failedTargets: string[]; results: Measurement[] }> {
   console.log(`\n=== ${MODE_LABEL[mode]}; shared answers ${sharedAnswers ? 'on' : 'off'} ===`);
   const started = Date.now();
   running = mode === 'child' ? await startServersInChild(sharedAnswers) : await startServers(sharedAnswers);
@@ -85,7 +89,9 @@ async function benchOnce(mode: Mode, sharedAnswers: boolean, options: Omit<LoadO
   console.log(`storage: ${info.storage}`);
   console.log(`rates: ${info.source}: ${info.days} business days ${info.firstDate}..${info.lastDate}, ${info.values.toLocaleString('en-US')} values`);
   const heap = info.historyHeapBytes === null ? 'heap not measured' : `${(info.historyHeapBytes / 2 ** 20).toFixed(1)} MiB of heap`;
-  console.log(`history read into memory in ${info.historyLoadMs.toFixed(0)} ms (${heap}); server pid ${info.pid}; ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `history read into memory in ${info.historyLoadMs.toFixed(0)} ms (${heap}); server pid ${info.pid}; ready in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
 
   const targets = targetsFor(info);
   const sizes = new Map<string, { bytes: number; contentType: string | null }>();

@@ -39,9 +39,6 @@ export async function seed(app: App, operatorToken: string): Promise<Seeded> {
   }
   const email = 'bench@example.test';
   await operator('mutation($e: EmailAddress!, $p: Plan!) { createAccount(email: $e, plan: $p) { id } }', { e: email, p: 'enterprise' });
-  const { createApiKey } = await operator<{ createApiKey: { key: string } }>(
-    'mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }',
-    { e: email },
-  );
+  const { createApiKey } = await operator<{ createApiKey: { key: string } }>('mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }', { e: email });
   return { days: stored.days, firstDate: stored.firstDate, lastDate: stored.lastDate, key: createApiKey.key };
 }

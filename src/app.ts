@@ -141,7 +141,11 @@ export function buildApp(deps: AppDependencies) {
     metrics: services.metrics,
   });
   const docs = createServerAdapter(
-    createDocsPages(openApiDocument(routes, { serverUrl: services.publicUrl, version: VERSION, guide: API_GUIDE, extraPaths: DOCS_OPERATIONS }), API_TITLE, services.metrics),
+    createDocsPages(
+      openApiDocument(routes, { serverUrl: services.publicUrl, version: VERSION, guide: API_GUIDE, extraPaths: DOCS_OPERATIONS }),
+      API_TITLE,
+      services.metrics,
+    ),
   );
   const dashboard = createDashboardApp({ schema, services, trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY), logger });
   // The public listener: the dashboard's pages, and the REST facade for everything else.

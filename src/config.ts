@@ -6,87 +6,103 @@ import { parseTrustedProxies } from './rest/client-address.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
 
-const schema = z.object({
-  PORT: port.default(8080),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  INTERNAL_PORT: port.default(8081),
-  INTERNAL_HOST: z.string().min(1).default('127.0.0.1'),
-  OPERATOR_TOKEN: z.string().min(24, 'OPERATOR_TOKEN must be at least 24 characters').optional(),
-  DATA_DIR: z.string().min(1).default('./data'),
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must be a postgres:// or postgresql:// URL')
-    .optional(),
-  /**
-   * Bounds on every Postgres call, so a stalled server answers 503 within about 2 s instead of
-   * hanging requests: getting a connection, and one statement.
-   */
-  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
-  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
-  /** the `documentation` link of GET /; PUBLIC_URL/docs (served by the service) when unset */
-  DOCUMENTATION_URL: z.url().optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** proxies whose X-Forwarded-For and X-Forwarded-Proto are believed: addresses or CIDR ranges */
-  TRUST_PROXY: z
-    .string()
-    .default('')
-    .superRefine((value, ctx) => {
-      try {
-        parseTrustedProxies(value);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: `TRUST_PROXY: ${(error as Error).message}` });
-      }
-    }),
-  TLS_CERT_FILE: z.string().min(1).optional(),
-  TLS_KEY_FILE: z.string().min(1).optional(),
-  /** seals webhook signing secrets (AES-256-GCM): 32 bytes in base64 or base64url; generated into DATA_DIR when unset */
-  WEBHOOK_KEY: z
-    .string()
-    .refine((v) => /^[A-Za-z0-9+/_-]+=*$/.test(v) && Buffer.from(v, 'base64url').length === 32, 'WEBHOOK_KEY must be 32 bytes in base64 or base64url')
-    .optional(),
-  /** D34 (docs/decisions.md): lets webhooks reach private and loopback addresses; for tests and private deployments only */
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
-  /**
-   * how long a delivery claimed by a process stays its own; after that (the process died mid-attempt)
-   * another process sends it again with the same id. Longer than one attempt (10 s), so a slow
-   * attempt is never sent twice.
-   */
-  WEBHOOK_LEASE_SECONDS: z.coerce.number().int().min(15).max(3600).default(60),
-  /**
-   * the service's public origin, written into e-mailed sign-in links; http://HOST:PORT by default
-   * (https when the service serves TLS itself)
-   */
-  PUBLIC_URL: z
-    .url({ protocol: /^https?$/, error: 'PUBLIC_URL must be an http:// or https:// URL' })
-    .transform((v) => new URL(v).origin)
-    .optional(),
-  /** where mail goes, e.g. smtp://user:pass@host:587 (STARTTLS when the server offers it); unset: DATA_DIR/outbox/ and the log */
-  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'SMTP_URL must be an smtp:// or smtps:// URL').optional(),
-  MAIL_FROM: z.string().min(3).default('AUD rates <no-reply@localhost>'),
-  /** where the scheduler and `sync` look for new rates: URLs or local file paths */
-  RBA_RSS_URL: z.string().min(1).default('https://www.rba.gov.au/rss/rss-cb-exchange-rates.xml'),
-  RBA_CSV_URL: z.string().min(1).default('https://www.rba.gov.au/statistics/tables/csv/f11.1-data.csv'),
-  /**
-   * the history workbooks to hold (the RBA publishes 2018–2022 only as a workbook): URLs or paths,
-   * comma-separated; each is fetched at catch-up until it has been stored once; 'off' for none
-   */
-  RBA_HISTORY_URLS: z
-    .string()
-    .default('https://www.rba.gov.au/statistics/tables/xls-hist/2018-2022.xls')
-    .transform((v) => (v.trim() === 'off' ? [] : v.split(',').map((s) => s.trim()).filter((s) => s !== ''))),
-  /** 'off' leaves polling the RBA to another process or to `sync` */
-  SCHEDULER: z.enum(['on', 'off']).default('on'),
-  /** every listener's time limits (src/http/server.ts); lowered by tests to see them act */
-  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(LISTENER_LIMITS.headersTimeoutMs),
-  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(LISTENER_LIMITS.requestTimeoutMs),
-  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(LISTENER_LIMITS.keepAliveTimeoutMs),
-}).refine((c) => Boolean(c.TLS_CERT_FILE) === Boolean(c.TLS_KEY_FILE), {
-  message: 'TLS_CERT_FILE and TLS_KEY_FILE go together: set both or neither',
-  path: ['TLS_CERT_FILE'],
-}).refine((c) => c.HEADERS_TIMEOUT_MS <= c.REQUEST_TIMEOUT_MS, {
-  message: 'HEADERS_TIMEOUT_MS cannot exceed REQUEST_TIMEOUT_MS (the headers are part of the request)',
-  path: ['HEADERS_TIMEOUT_MS'],
-});
+const schema = z
+  .object({
+    PORT: port.default(8080),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    INTERNAL_PORT: port.default(8081),
+    INTERNAL_HOST: z.string().min(1).default('127.0.0.1'),
+    OPERATOR_TOKEN: z.string().min(24, 'OPERATOR_TOKEN must be at least 24 characters').optional(),
+    DATA_DIR: z.string().min(1).default('./data'),
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must be a postgres:// or postgresql:// URL')
+      .optional(),
+    /**
+     * Bounds on every Postgres call, so a stalled server answers 503 within about 2 s instead of
+     * hanging requests: getting a connection, and one statement.
+     */
+    DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
+    DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
+    /** the `documentation` link of GET /; PUBLIC_URL/docs (served by the service) when unset */
+    DOCUMENTATION_URL: z.url().optional(),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** proxies whose X-Forwarded-For and X-Forwarded-Proto are believed: addresses or CIDR ranges */
+    TRUST_PROXY: z
+      .string()
+      .default('')
+      .superRefine((value, ctx) => {
+        try {
+          parseTrustedProxies(value);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: `TRUST_PROXY: ${(error as Error).message}` });
+        }
+      }),
+    TLS_CERT_FILE: z.string().min(1).optional(),
+    TLS_KEY_FILE: z.string().min(1).optional(),
+    /** seals webhook signing secrets (AES-256-GCM): 32 bytes in base64 or base64url; generated into DATA_DIR when unset */
+    WEBHOOK_KEY: z
+      .string()
+      .refine((v) => /^[A-Za-z0-9+/_-]+=*$/.test(v) && Buffer.from(v, 'base64url').length === 32, 'WEBHOOK_KEY must be 32 bytes in base64 or base64url')
+      .optional(),
+    /** D34 (docs/decisions.md): lets webhooks reach private and loopback addresses; for tests and private deployments only */
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true'),
+    /**
+     * how long a delivery claimed by a process stays its own; after that (the process died mid-attempt)
+     * another process sends it again with the same id. Longer than one attempt (10 s), so a slow
+     * attempt is never sent twice.
+     */
+    WEBHOOK_LEASE_SECONDS: z.coerce.number().int().min(15).max(3600).default(60),
+    /**
+     * the service's public origin, written into e-mailed sign-in links; http://HOST:PORT by default
+     * (https when the service serves TLS itself)
+     */
+    PUBLIC_URL: z
+      .url({ protocol: /^https?$/, error: 'PUBLIC_URL must be an http:// or https:// URL' })
+      .transform((v) => new URL(v).origin)
+      .optional(),
+    /** where mail goes, e.g. smtp://user:pass@host:587 (STARTTLS when the server offers it); unset: DATA_DIR/outbox/ and the log */
+    SMTP_URL: z
+      .string()
+      .regex(/^smtps?:\/\//, 'SMTP_URL must be an smtp:// or smtps:// URL')
+      .optional(),
+    MAIL_FROM: z.string().min(3).default('AUD rates <no-reply@localhost>'),
+    /** where the scheduler and `sync` look for new rates: URLs or local file paths */
+    RBA_RSS_URL: z.string().min(1).default('https://www.rba.gov.au/rss/rss-cb-exchange-rates.xml'),
+    RBA_CSV_URL: z.string().min(1).default('https://www.rba.gov.au/statistics/tables/csv/f11.1-data.csv'),
+    /**
+     * the history workbooks to hold (the RBA publishes 2018–2022 only as a workbook): URLs or paths,
+     * comma-separated; each is fetched at catch-up until it has been stored once; 'off' for none
+     */
+    RBA_HISTORY_URLS: z
+      .string()
+      .default('https://www.rba.gov.au/statistics/tables/xls-hist/2018-2022.xls')
+      .transform((v) =>
+        v.trim() === 'off'
+          ? []
+          : v
+              .split(',')
+              .map((s) => s.trim())
+              .filter((s) => s !== ''),
+      ),
+    /** 'off' leaves polling the RBA to another process or to `sync` */
+    SCHEDULER: z.enum(['on', 'off']).default('on'),
+    /** every listener's time limits (src/http/server.ts); lowered by tests to see them act */
+    HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(LISTENER_LIMITS.headersTimeoutMs),
+    REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(LISTENER_LIMITS.requestTimeoutMs),
+    KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(LISTENER_LIMITS.keepAliveTimeoutMs),
+  })
+  .refine((c) => Boolean(c.TLS_CERT_FILE) === Boolean(c.TLS_KEY_FILE), {
+    message: 'TLS_CERT_FILE and TLS_KEY_FILE go together: set both or neither',
+    path: ['TLS_CERT_FILE'],
+  })
+  .refine((c) => c.HEADERS_TIMEOUT_MS <= c.REQUEST_TIMEOUT_MS, {
+    message: 'HEADERS_TIMEOUT_MS cannot exceed REQUEST_TIMEOUT_MS (the headers are part of the request)',
+    path: ['HEADERS_TIMEOUT_MS'],
+  });
 
 export type Config = z.infer<typeof schema>;
 

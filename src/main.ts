@@ -36,7 +36,10 @@ async function main(): Promise<void> {
     ...listenerOptions,
     ...(config.TLS_CERT_FILE ? { tls: { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE!) } } : {}),
   });
-  const internalServer = createListener(refusingInvalidTargets((req, res) => void app.internal(req, res)), listenerOptions);
+  const internalServer = createListener(
+    refusingInvalidTargets((req, res) => void app.internal(req, res)),
+    listenerOptions,
+  );
   const publicUrl = await listen(publicServer, config.PORT, config.HOST);
   const internalUrl = await listen(internalServer, config.INTERNAL_PORT, config.INTERNAL_HOST);
   writeServiceFile(config.DATA_DIR, { pid: process.pid, publicUrl, internalUrl: `${internalUrl}/graphql` });
@@ -53,10 +56,7 @@ async function main(): Promise<void> {
           logger: app.logger.child({ job: 'rba-scheduler' }),
         })
       : null;
-  app.logger.info(
-    { publicUrl, internalUrl, storage: config.DATABASE_URL ? 'postgres' : `pglite:${config.DATA_DIR}` },
-    `listening on ${publicUrl}`,
-  );
+  app.logger.info({ publicUrl, internalUrl, storage: config.DATABASE_URL ? 'postgres' : `pglite:${config.DATA_DIR}` }, `listening on ${publicUrl}`);
 
   let stopping = false;
   const stop = async (signal: string) => {

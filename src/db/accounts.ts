@@ -17,11 +17,7 @@ export async function findAccountByEmail(db: Kysely<Database>, email: string): P
   return row ?? null;
 }
 
-export async function updateAccount(
-  db: Kysely<Database>,
-  email: string,
-  changes: { plan?: Plan; status?: AccountStatus },
-): Promise<Account | null> {
+export async function updateAccount(db: Kysely<Database>, email: string, changes: { plan?: Plan; status?: AccountStatus }): Promise<Account | null> {
   const row = await db
     .updateTable('accounts')
     .set((eb) => ({

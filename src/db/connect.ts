@@ -27,8 +27,7 @@ export interface StoreTimeouts {
 }
 
 export type DatabaseTarget =
-  | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob }
-  | { kind: 'postgres'; url: string; maxConnections?: number; timeouts?: StoreTimeouts };
+  { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob } | { kind: 'postgres'; url: string; maxConnections?: number; timeouts?: StoreTimeouts };
 
 export interface OpenDatabase {
   db: Kysely<Database>;

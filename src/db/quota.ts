@@ -67,13 +67,7 @@ export interface WindowCount {
  * after the previous one ended and lasts `windowMs`. One upsert, so racing requests and processes
  * see one count.
  */
-export async function countInWindow(
-  db: Kysely<Database>,
-  client: string,
-  now: Date,
-  windowMs: number,
-  limit: number,
-): Promise<WindowCount> {
+export async function countInWindow(db: Kysely<Database>, client: string, now: Date, windowMs: number, limit: number): Promise<WindowCount> {
   const windowOpenSince = new Date(now.getTime() - windowMs);
   const { rows } = await sql<{ window_start: Date; requests: number }>`
     insert into free_convert_windows as w (client, window_start, requests) values (${client}, ${now}, 1)

@@ -26,15 +26,24 @@ export async function loadRateHistory(db: Kysely<Database>): Promise<RateHistory
       // database hands over several times faster than one row per value.
       const { rows } = await sql<{ date: string; rates: string }>`
         select date, string_agg(code || '=' || value, ',') as rates from rates group by date`.execute(trx);
-      const stored = await trx.selectFrom('publications').select((eb) => eb.fn.max('stored_at').as('last')).executeTakeFirst();
-      const days = rows.map(({ date, rates }) => ({ date, rates: Object.fromEntries<string>(rates.split(',').map((pair) => pair.split('=') as [string, string])) }));
+      const stored = await trx
+        .selectFrom('publications')
+        .select((eb) => eb.fn.max('stored_at').as('last'))
+        .executeTakeFirst();
+      const days = rows.map(({ date, rates }) => ({
+        date,
+        rates: Object.fromEntries<string>(rates.split(',').map((pair) => pair.split('=') as [string, string])),
+      }));
       return RateHistory.of(days, (stored?.last as Date | null | undefined) ?? null);
     });
 }
 
 /** The newest stored rate date, null when nothing is stored. */
 export async function findNewestDate(db: Kysely<Database>): Promise<string | null> {
-  const row = await db.selectFrom('rates').select((eb) => eb.fn.max('date').as('newest')).executeTakeFirst();
+  const row = await db
+    .selectFrom('rates')
+    .select((eb) => eb.fn.max('date').as('newest'))
+    .executeTakeFirst();
   return (row?.newest as string | null | undefined) ?? null;
 }
 
@@ -79,12 +88,7 @@ export async function storeDays(trx: Transaction<Database>, input: ImportInput):
   // Serialises concurrent imports so two of them cannot both insert the same new day.
   await sql`select pg_advisory_xact_lock(hashtext('rates.import'))`.execute(trx);
   const newestBefore = await findNewestDate(trx);
-  const existingRows = await trx
-    .selectFrom('rates')
-    .select(['date', 'code', 'value'])
-    .where('date', '>=', first)
-    .where('date', '<=', last)
-    .execute();
+  const existingRows = await trx.selectFrom('rates').select(['date', 'code', 'value']).where('date', '>=', first).where('date', '<=', last).execute();
   const existing = new Map<string, string>();
   const existingDates = new Set<string>();
   for (const row of existingRows) {
@@ -141,12 +145,7 @@ export async function storeDays(trx: Transaction<Database>, input: ImportInput):
     await trx.insertInto('rates').values(chunk).execute();
   }
   for (const c of corrections) {
-    await trx
-      .updateTable('rates')
-      .set({ value: c.value, publication_id: publicationId })
-      .where('date', '=', c.date)
-      .where('code', '=', c.code)
-      .execute();
+    await trx.updateTable('rates').set({ value: c.value, publication_id: publicationId }).where('date', '=', c.date).where('code', '=', c.code).execute();
   }
   if (corrections.length > 0) {
     await trx

@@ -1,5 +1,13 @@
 import { sql, type Kysely } from 'kysely';
-import type { ConversionsDailyTable, ConversionsMonthlyTable, Database, KeylessUsageDailyTable, UsageAccountMonthlyTable, UsageDailyTable, UsageTotalsDailyTable } from './database.js';
+import type {
+  ConversionsDailyTable,
+  ConversionsMonthlyTable,
+  Database,
+  KeylessUsageDailyTable,
+  UsageAccountMonthlyTable,
+  UsageDailyTable,
+  UsageTotalsDailyTable,
+} from './database.js';
 
 /** One flush of the counts held in memory: each row's `requests` is added to what is stored. */
 export interface UsageBatch {
@@ -13,7 +21,11 @@ type CountTable = 'usage_daily' | 'usage_totals_daily' | 'usage_account_monthly'
 const addRequests = (table: CountTable) => sql<number>`${sql.ref(`${table}.requests`)} + excluded.requests`;
 
 /** Sums rows that share a key: one statement may not update the same row twice. */
-function rollUp<From, Row extends { requests: number }>(rows: readonly (From & { requests: number })[], keyOf: (row: From) => string, make: (row: From & { requests: number }) => Row): Row[] {
+function rollUp<From, Row extends { requests: number }>(
+  rows: readonly (From & { requests: number })[],
+  keyOf: (row: From) => string,
+  make: (row: From & { requests: number }) => Row,
+): Row[] {
   const sums = new Map<string, Row>();
   for (const row of rows) {
     const key = keyOf(row);
@@ -36,13 +48,21 @@ export async function addUsage(db: Kysely<Database>, batch: UsageBatch): Promise
         .values(batch.keyed)
         .onConflict((oc) => oc.columns(['day', 'account_id', 'key_id', 'endpoint', 'status']).doUpdateSet({ requests: addRequests('usage_daily') }))
         .execute();
-      const totals = rollUp<UsageDailyTable, UsageTotalsDailyTable>(batch.keyed, (r) => `${r.day} ${r.endpoint} ${r.status}`, (r) => ({ day: r.day, endpoint: r.endpoint, status: r.status, requests: r.requests }));
+      const totals = rollUp<UsageDailyTable, UsageTotalsDailyTable>(
+        batch.keyed,
+        (r) => `${r.day} ${r.endpoint} ${r.status}`,
+        (r) => ({ day: r.day, endpoint: r.endpoint, status: r.status, requests: r.requests }),
+      );
       await trx
         .insertInto('usage_totals_daily')
         .values(totals)
         .onConflict((oc) => oc.columns(['day', 'endpoint', 'status']).doUpdateSet({ requests: addRequests('usage_totals_daily') }))
         .execute();
-      const months = rollUp<UsageDailyTable, UsageAccountMonthlyTable>(batch.keyed, (r) => `${monthOf(r.day)} ${r.account_id}`, (r) => ({ month: monthOf(r.day), account_id: r.account_id, requests: r.requests }));
+      const months = rollUp<UsageDailyTable, UsageAccountMonthlyTable>(
+        batch.keyed,
+        (r) => `${monthOf(r.day)} ${r.account_id}`,
+        (r) => ({ month: monthOf(r.day), account_id: r.account_id, requests: r.requests }),
+      );
       await trx
         .insertInto('usage_account_monthly')
         .values(months)

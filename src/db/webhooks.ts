@@ -18,22 +18,11 @@ export async function countSubscriptions(db: Kysely<Database>, accountId: string
 }
 
 export async function listSubscriptions(db: Kysely<Database>, accountId: string): Promise<WebhookSubscription[]> {
-  return db
-    .selectFrom('webhook_subscriptions')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+  return db.selectFrom('webhook_subscriptions').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
 }
 
 export async function findSubscription(db: Kysely<Database>, accountId: string, id: string): Promise<WebhookSubscription | undefined> {
-  return db
-    .selectFrom('webhook_subscriptions')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return db.selectFrom('webhook_subscriptions').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
 }
 
 /** Removes the subscription and its deliveries; false when the account has no such subscription. */
@@ -43,12 +32,7 @@ export async function deleteSubscription(db: Kysely<Database>, accountId: string
 }
 
 /** Activates (resetting the failure count, D28 in docs/decisions.md) or deactivates a subscription. */
-export async function setSubscriptionActive(
-  db: Kysely<Database>,
-  accountId: string,
-  id: string,
-  active: boolean,
-): Promise<WebhookSubscription | undefined> {
+export async function setSubscriptionActive(db: Kysely<Database>, accountId: string, id: string, active: boolean): Promise<WebhookSubscription | undefined> {
   return db
     .updateTable('webhook_subscriptions')
     .set(active ? { is_active: true, failure_count: 0 } : { is_active: false })
@@ -282,9 +266,7 @@ export interface RecentAttempt {
 export async function listRecentAttempts(db: Kysely<Database>, subscriptionId: string, limit: number): Promise<RecentAttempt[]> {
   const rows = await db
     .selectFrom('webhook_attempts as a')
-    .leftJoin('webhook_deliveries as d', (join) =>
-      join.onRef('d.id', '=', 'a.delivery_id').on('d.state', '=', 'pending').onRef('d.attempts', '=', 'a.attempt'),
-    )
+    .leftJoin('webhook_deliveries as d', (join) => join.onRef('d.id', '=', 'a.delivery_id').on('d.state', '=', 'pending').onRef('d.attempts', '=', 'a.attempt'))
     .select([
       'a.delivery_id',
       'a.event',
@@ -327,9 +309,5 @@ export async function pruneAttempts(db: Kysely<Database>, before: Date, limit: n
 
 /** A delivery whose subscription was deactivated before its attempt: it is not sent. */
 export async function abandonDelivery(db: Kysely<Database>, deliveryId: string, at: Date): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ state: 'abandoned', leased_until: null, finished_at: at })
-    .where('id', '=', deliveryId)
-    .execute();
+  await db.updateTable('webhook_deliveries').set({ state: 'abandoned', leased_until: null, finished_at: at }).where('id', '=', deliveryId).execute();
 }

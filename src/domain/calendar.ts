@@ -130,10 +130,7 @@ export function publicationSlot(date: string): Date {
   const d = new Date(ms);
   // 16:00 is never inside a Sydney DST gap or overlap (those are at 02:00-03:00),
   // so the wall-clock time maps to exactly one instant.
-  const slot = DateTime.fromObject(
-    { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: PUBLICATION_HOUR },
-    { zone: SYDNEY },
-  );
+  const slot = DateTime.fromObject({ year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: PUBLICATION_HOUR }, { zone: SYDNEY });
   if (!slot.isValid) throw new RangeError(`Cannot build publication slot for ${date}: ${slot.invalidReason}`);
   return slot.toJSDate();
 }

@@ -4,8 +4,26 @@ import { trimDecimal } from './decimal.js';
 // The codes stored from the RBA's daily table F11.1: every value is "A$1 = x units" (AUD is the
 // base and is never stored itself).
 export const PUBLISHED_CODES = [
-  'USD', 'EUR', 'GBP', 'JPY', 'CNY', 'KRW', 'INR', 'SGD', 'NZD', 'THB',
-  'MYR', 'IDR', 'VND', 'HKD', 'PHP', 'CAD', 'CHF', 'TWD', 'TWI', 'SDR',
+  'USD',
+  'EUR',
+  'GBP',
+  'JPY',
+  'CNY',
+  'KRW',
+  'INR',
+  'SGD',
+  'NZD',
+  'THB',
+  'MYR',
+  'IDR',
+  'VND',
+  'HKD',
+  'PHP',
+  'CAD',
+  'CHF',
+  'TWD',
+  'TWI',
+  'SDR',
 ] as const;
 
 export type PublishedCode = (typeof PUBLISHED_CODES)[number];
@@ -15,7 +33,6 @@ const PUBLISHED_SET: ReadonlySet<string> = new Set(PUBLISHED_CODES);
 export function isPublishedCode(value: string): value is PublishedCode {
   return PUBLISHED_SET.has(value);
 }
-
 
 export const CURRENCY_CODES = ['AUD', ...PUBLISHED_CODES] as const;
 export type CurrencyCode = (typeof CURRENCY_CODES)[number];

@@ -31,6 +31,4 @@ export function replacesKeyOnCreate(plan: Plan): boolean {
 }
 
 /** Plans whose accounts may subscribe to webhooks and receive deliveries. */
-export const PLANS_WITH_WEBHOOKS: readonly Plan[] = (Object.keys(PLAN_LIMITS) as Plan[]).filter(
-  (plan) => PLAN_LIMITS[plan].webhookSubscriptions > 0,
-);
+export const PLANS_WITH_WEBHOOKS: readonly Plan[] = (Object.keys(PLAN_LIMITS) as Plan[]).filter((plan) => PLAN_LIMITS[plan].webhookSubscriptions > 0);

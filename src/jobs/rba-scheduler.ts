@@ -197,7 +197,10 @@ export function startRbaScheduler(options: RbaSchedulerOptions): RbaScheduler {
         });
         logger.debug({ reason, attempt: outcome.attempts, expected: day, ...summary }, found ? 'rba poll: day stored' : 'rba poll: day not yet published');
         if (found) {
-          logger.info({ reason, expected: day, published: summary.published, newestDate: summary.newestDate, attempts: outcome.attempts }, `rates for ${day} stored`);
+          logger.info(
+            { reason, expected: day, published: summary.published, newestDate: summary.newestDate, attempts: outcome.attempts },
+            `rates for ${day} stored`,
+          );
           return { ...outcome, status: 'stored' };
         }
       } catch (error) {

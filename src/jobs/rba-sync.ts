@@ -68,7 +68,8 @@ export async function readTable(source: string, options: Pick<SyncOptions, 'sign
   try {
     bytes = await readSource(source, { signal: AbortSignal.any(signals), progress: false });
   } catch (error) {
-    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${(options.readTimeoutMs ?? READ_TIMEOUT_MS) / 1000} s` : (error as Error).message;
+    const reason =
+      (error as Error).name === 'TimeoutError' ? `no answer within ${(options.readTimeoutMs ?? READ_TIMEOUT_MS) / 1000} s` : (error as Error).message;
     throw new RbaSourceError(`Cannot read ${source}: ${reason}`, source);
   }
   try {

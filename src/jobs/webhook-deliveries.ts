@@ -156,7 +156,9 @@ export class DeliveryWorker {
     if (batch.length > 0) {
       this.recording = this.recording
         .then(() => recordAttempts(this.services.db, batch))
-        .catch((err: unknown) => this.logger.error({ err, deliveries: batch.length }, 'webhook delivery outcomes not recorded; they are retried when their leases end'));
+        .catch((err: unknown) =>
+          this.logger.error({ err, deliveries: batch.length }, 'webhook delivery outcomes not recorded; they are retried when their leases end'),
+        );
     }
     return this.recording;
   }
@@ -190,7 +192,14 @@ export class DeliveryWorker {
     });
     if (!result.ok) {
       this.logger.warn(
-        { deliveryId: delivery.id, subscriptionId: delivery.subscriptionId, attempt: delivery.attempts + 1, status: result.status, error: result.error, retryAt },
+        {
+          deliveryId: delivery.id,
+          subscriptionId: delivery.subscriptionId,
+          attempt: delivery.attempts + 1,
+          status: result.status,
+          error: result.error,
+          retryAt,
+        },
         'webhook delivery attempt failed',
       );
     }

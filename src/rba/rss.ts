@@ -72,8 +72,7 @@ export function parseRbaRss(input: string): RbaTable {
 
     const target = textOf(child(rate, 'targetCurrency'));
     const unit = textOf(observation && child(observation, 'unit'));
-    const code: PublishedCode | null =
-      target.toUpperCase() === 'TWI' || unit.toLowerCase() === 'index' ? 'TWI' : unitToCode(target);
+    const code: PublishedCode | null = target.toUpperCase() === 'TWI' || unit.toLowerCase() === 'index' ? 'TWI' : unitToCode(target);
 
     const date = itemDate(item, rate, channelDate?.iso ?? null);
     if (!code) continue; // a series we do not serve
@@ -89,9 +88,7 @@ export function parseRbaRss(input: string): RbaTable {
   if (byDate.size === 0) {
     throw fail(root.line, `the feed has no rate for any of the codes we serve (${PUBLISHED_CODES.join(', ')})`);
   }
-  const days: RbaDay[] = [...byDate.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([date, { rates }]) => ({ date, rates }));
+  const days: RbaDay[] = [...byDate.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([date, { rates }]) => ({ date, rates }));
   return { format: 'rss', publicationDate: channelDate?.iso ?? null, days };
 }
 

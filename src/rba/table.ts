@@ -37,9 +37,7 @@ export interface HeaderTable {
 
 type Label = 'title' | 'description' | 'frequency' | 'type' | 'units' | 'source' | 'publication date' | 'series id';
 
-const LABELS: ReadonlySet<string> = new Set<Label>([
-  'title', 'description', 'frequency', 'type', 'units', 'source', 'publication date', 'series id',
-]);
+const LABELS: ReadonlySet<string> = new Set<Label>(['title', 'description', 'frequency', 'type', 'units', 'source', 'publication date', 'series id']);
 
 const labelOf = (cell: string): Label | null => {
   const l = cell.toLowerCase().replace(/\s+/g, ' ');
@@ -50,8 +48,7 @@ const labelOf = (cell: string): Label | null => {
 // begun (even without a Series ID row); whether it is a real date is checked later.
 const LOOKS_LIKE_DATE = /^\d/;
 
-export const MONTHLY_F11_MESSAGE =
-  'this is the monthly table F11 (end-of-month rates), not the daily table F11.1; download f11.1-data.csv';
+export const MONTHLY_F11_MESSAGE = 'this is the monthly table F11 (end-of-month rates), not the daily table F11.1; download f11.1-data.csv';
 
 const isBlank = (cells: readonly string[]): boolean => cells.every((c) => c === '');
 
@@ -224,10 +221,7 @@ export function parseHeaderTable(rows: Iterable<SheetRow>, where: Locator): Head
 
 // The most common date in the 'Publication date' row (discontinued series keep
 // an older one), ties going to the latest.
-function publicationDate(
-  row: { line: number; cells: string[] } | undefined,
-  fail: (line: number, what: string) => Error,
-): string | null {
+function publicationDate(row: { line: number; cells: string[] } | undefined, fail: (line: number, what: string) => Error): string | null {
   if (!row) return null;
   const counts = new Map<string, number>();
   for (let c = 1; c < row.cells.length; c++) {

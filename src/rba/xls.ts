@@ -138,8 +138,7 @@ function pickSheet(wb: XLSX.WorkBook): string | undefined {
 const OLE2_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
 
-const startsWith = (bytes: Uint8Array, magic: readonly number[]): boolean =>
-  bytes.length >= magic.length && magic.every((b, i) => bytes[i] === b);
+const startsWith = (bytes: Uint8Array, magic: readonly number[]): boolean => bytes.length >= magic.length && magic.every((b, i) => bytes[i] === b);
 
 /** An Excel 97-2003 workbook (OLE2 compound file) or an .xlsx (zip). */
 export function isWorkbookBytes(bytes: Uint8Array): 'xls' | 'xlsx' | null {

@@ -97,4 +97,3 @@ export class JsonFields {
     return value;
   }
 }
-

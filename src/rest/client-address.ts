@@ -54,6 +54,11 @@ export function identifyPeer(socketAddress: string | undefined, forwardedFor: st
     }
   }
   const key =
-    client.kind() === 'ipv6' ? `${(client as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64` : client.toString();
+    client.kind() === 'ipv6'
+      ? `${(client as ipaddr.IPv6).parts
+          .slice(0, 4)
+          .map((p) => p.toString(16))
+          .join(':')}::/64`
+      : client.toString();
   return { client: key, socketLoopback: socket.range() === 'loopback', viaTrustedProxy };
 }

@@ -44,7 +44,13 @@ const asset = (body: string, headers: Record<string, string>): Asset => ({ body,
 /** The page: Scalar's bundle mounts itself on the script element that names the document. */
 function docsPage(title: string): string {
   // No web fonts, no hosted AI agent (it would call Scalar's servers), no link to Scalar's hosted client or its developer toolbar.
-  const configuration = JSON.stringify({ withDefaultFonts: false, agent: { disabled: true }, hideClientButton: true, showDeveloperTools: 'never', telemetry: false });
+  const configuration = JSON.stringify({
+    withDefaultFonts: false,
+    agent: { disabled: true },
+    hideClientButton: true,
+    showDeveloperTools: 'never',
+    telemetry: false,
+  });
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -67,9 +73,28 @@ function docsPage(title: string): string {
 export function createDocsPages(document: object, title: string, metrics: { request(answered: AnsweredRequest): void }) {
   const renderer = readFileSync(createRequire(import.meta.url).resolve('@scalar/api-reference/browser/standalone.js'), 'utf8');
   const assets = new Map<string, Asset>([
-    [OPENAPI_PATH, asset(JSON.stringify(document), { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' })],
-    [DOCS_PATH, asset(docsPage(title), { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'public, max-age=300', 'Content-Security-Policy': DOCS_CSP, 'Referrer-Policy': 'no-referrer', 'X-Content-Type-Options': 'nosniff' })],
-    [RENDERER_PATH, asset(renderer, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' })],
+    [
+      OPENAPI_PATH,
+      asset(JSON.stringify(document), {
+        'Content-Type': 'application/json; charset=utf-8',
+        'Cache-Control': 'public, max-age=300',
+        'Access-Control-Allow-Origin': '*',
+      }),
+    ],
+    [
+      DOCS_PATH,
+      asset(docsPage(title), {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Cache-Control': 'public, max-age=300',
+        'Content-Security-Policy': DOCS_CSP,
+        'Referrer-Policy': 'no-referrer',
+        'X-Content-Type-Options': 'nosniff',
+      }),
+    ],
+    [
+      RENDERER_PATH,
+      asset(renderer, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' }),
+    ],
   ]);
 
   return (request: Request): Response => {
@@ -86,10 +111,16 @@ export function createDocsPages(document: object, title: string, metrics: { requ
     if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...headers, Allow: ALLOW } });
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       const { status, body } = errorEnvelope('method_not_allowed', `${request.method} is not allowed here; use ${ALLOW}`);
-      return new Response(body, { status, headers: { ...headers, Allow: ALLOW, 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' } });
+      return new Response(body, {
+        status,
+        headers: { ...headers, Allow: ALLOW, 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' },
+      });
     }
     Object.assign(headers, found.headers, { ETag: found.etag });
-    const matches = request.headers.get('if-none-match')?.split(',').some((tag) => [found.etag, `W/${found.etag}`, '*'].includes(tag.trim()));
+    const matches = request.headers
+      .get('if-none-match')
+      ?.split(',')
+      .some((tag) => [found.etag, `W/${found.etag}`, '*'].includes(tag.trim()));
     if (matches) return new Response(null, { status: 304, headers });
     return new Response(request.method === 'HEAD' ? null : found.body, { status: 200, headers });
   }
@@ -104,7 +135,11 @@ export const DOCS_OPERATIONS = {
       tags: ['Service'],
       security: [],
       responses: {
-        200: { description: 'The document', headers: { ETag: { $ref: '#/components/headers/ETag' } }, content: { 'application/json': { schema: { type: 'object' } } } },
+        200: {
+          description: 'The document',
+          headers: { ETag: { $ref: '#/components/headers/ETag' } },
+          content: { 'application/json': { schema: { type: 'object' } } },
+        },
         304: { description: 'Not modified' },
       },
     },

@@ -10,7 +10,10 @@ export const FREE_CONVERT_LIMIT = 3;
 export const FREE_CONVERT_WINDOW_SECONDS = 3600;
 
 export class FreeConvertLimit {
-  constructor(private readonly db: Kysely<Database>, private readonly clock: () => Date) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: () => Date,
+  ) {}
 
   async take(client: string): Promise<Record<string, string>> {
     const now = this.clock();

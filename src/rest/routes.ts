@@ -233,9 +233,19 @@ export const routes: readonly Route[] = [
     rates: true,
     path: '/convert',
     auth: 'optional',
-    document: graphql(`query Convert($from: CurrencyCode!, $to: CurrencyCode!, $amount: Decimal!, $date: LocalDate) {
-      convert(from: $from, to: $to, amount: $amount, date: $date) { from to amount rate result date timestamp }
-    }`),
+    document: graphql(`
+      query Convert($from: CurrencyCode!, $to: CurrencyCode!, $amount: Decimal!, $date: LocalDate) {
+        convert(from: $from, to: $to, amount: $amount, date: $date) {
+          from
+          to
+          amount
+          rate
+          result
+          date
+          timestamp
+        }
+      }
+    `),
     variables: (req) => {
       // Who may ask for a dated conversion is the core's rule (the `datedRates` scope). It is asked
       // here too, on the mere presence of `date`, only because D11 puts the key (401) before the
@@ -262,7 +272,7 @@ export const routes: readonly Route[] = [
     doc: {
       summary: 'Convert an amount between two currencies',
       description:
-        'Keyed: counted against the monthly quota, and `date` may be given within the plan\'s history (D13). Without a key (free mode): the latest rates only, `free: true`, 3 requests an hour per client (D19); a `date` without a key is 401. The rate is units of `to` per unit of `from` (D15), from the newest day on which both have a rate, on or before `date` (D9).',
+        "Keyed: counted against the monthly quota, and `date` may be given within the plan's history (D13). Without a key (free mode): the latest rates only, `free: true`, 3 requests an hour per client (D19); a `date` without a key is 401. The rate is units of `to` per unit of `from` (D15), from the newest day on which both have a rate, on or before `date` (D9).",
       parameters: [
         { name: 'from', in: 'query', required: true, schema: Schemas.Param.code },
         { name: 'to', in: 'query', required: true, schema: Schemas.Param.code, description: 'not `TWI` (D15)' },
@@ -273,7 +283,13 @@ export const routes: readonly Route[] = [
       errors: ['plan_restricted'],
       example: {
         query: '?from=USD&to=EUR&amount=100&date=2023-01-03',
-        body: { success: true, query: { from: 'USD', to: 'EUR', amount: 100 }, info: { rate: 0.937317, timestamp: 1672704000 }, date: '2023-01-03', result: 93.7317 },
+        body: {
+          success: true,
+          query: { from: 'USD', to: 'EUR', amount: 100 },
+          info: { rate: 0.937317, timestamp: 1672704000 },
+          date: '2023-01-03',
+          result: 93.7317,
+        },
       },
     },
     cacheControl: 'no-store',
@@ -285,9 +301,15 @@ export const routes: readonly Route[] = [
     rates: true,
     path: '/latest',
     auth: 'key',
-    document: graphql(`query Latest($codes: [CurrencyCode!]) {
-      latest { date timestamp rates(codes: $codes) }
-    }`),
+    document: graphql(`
+      query Latest($codes: [CurrencyCode!]) {
+        latest {
+          date
+          timestamp
+          rates(codes: $codes)
+        }
+      }
+    `),
     variables: (req) => ({ codes: symbolsAndBase(new QueryParams(req.search, ['symbols', 'base'])) }),
     respond: (data) => ({ body: ratesBody(data.latest) }),
     doc: {
@@ -305,9 +327,15 @@ export const routes: readonly Route[] = [
     rates: true,
     path: '/latest/:currency',
     auth: 'key',
-    document: graphql(`query LatestCurrency($code: CurrencyCode!) {
-      latest(having: $code) { date timestamp rates(codes: [$code]) }
-    }`),
+    document: graphql(`
+      query LatestCurrency($code: CurrencyCode!) {
+        latest(having: $code) {
+          date
+          timestamp
+          rates(codes: [$code])
+        }
+      }
+    `),
     variables: (req) => {
       new QueryParams(req.search, NO_QUERY);
       return { code: parseCode(req.params.currency!, 'the path') };
@@ -329,9 +357,13 @@ export const routes: readonly Route[] = [
     rates: true,
     path: '/timeseries',
     auth: 'key',
-    document: graphql(`query TimeSeries($start: LocalDate!, $end: LocalDate!, $codes: [CurrencyCode!]) {
-      timeSeries(startDate: $start, endDate: $end, having: $codes) { rates(codes: $codes) }
-    }`),
+    document: graphql(`
+      query TimeSeries($start: LocalDate!, $end: LocalDate!, $codes: [CurrencyCode!]) {
+        timeSeries(startDate: $start, endDate: $end, having: $codes) {
+          rates(codes: $codes)
+        }
+      }
+    `),
     variables: (req) => dateRange(req.search),
     respond: (data, req) => ({
       body: {
@@ -355,14 +387,18 @@ export const routes: readonly Route[] = [
     doc: {
       summary: 'The rates of every day with data in a date range',
       description:
-        'Only days with data appear (D8); the range may be at most the plan\'s time-series range and start within its history (D13). With `Accept: text/csv` the answer is a CSV file (`text/csv; charset=utf-8`, LF line ends, no BOM): a header row `date,USD,EUR,…` in the order of `symbols` (every code in /latest\'s order otherwise), one row per rate day, ascending, with the digits of the JSON and an empty cell where a code was not published; errors stay JSON.',
+        "Only days with data appear (D8); the range may be at most the plan's time-series range and start within its history (D13). With `Accept: text/csv` the answer is a CSV file (`text/csv; charset=utf-8`, LF line ends, no BOM): a header row `date,USD,EUR,…` in the order of `symbols` (every code in /latest's order otherwise), one row per rate day, ascending, with the digits of the JSON and an empty cell where a code was not published; errors stay JSON.",
       parameters: RANGE_PARAMS,
       response: Schemas.TimeSeriesResponse,
       errors: ['plan_restricted', 'not_found'],
       example: {
         query: '?start_date=2023-01-01&end_date=2023-01-31&symbols=USD,EUR',
         body: {
-          success: true, timeseries: true, start_date: '2023-01-01', end_date: '2023-01-31', base: 'AUD',
+          success: true,
+          timeseries: true,
+          start_date: '2023-01-01',
+          end_date: '2023-01-31',
+          base: 'AUD',
           rates: { '2023-01-03': { USD: 0.6828, EUR: 0.64 }, '2023-01-04': { USD: 0.6811, EUR: 0.6437 } },
         },
         csv: 'date,USD,EUR\n2023-01-03,0.6828,0.64\n2023-01-04,0.6811,0.6437\n',
@@ -377,9 +413,21 @@ export const routes: readonly Route[] = [
     rates: true,
     path: '/fluctuation',
     auth: 'key',
-    document: graphql(`query Fluctuation($start: LocalDate!, $end: LocalDate!, $codes: [CurrencyCode!]) {
-      fluctuation(startDate: $start, endDate: $end, codes: $codes) { code start_rate: startRate end_rate: endRate change change_pct: changePct min max mean days }
-    }`),
+    document: graphql(`
+      query Fluctuation($start: LocalDate!, $end: LocalDate!, $codes: [CurrencyCode!]) {
+        fluctuation(startDate: $start, endDate: $end, codes: $codes) {
+          code
+          start_rate: startRate
+          end_rate: endRate
+          change
+          change_pct: changePct
+          min
+          max
+          mean
+          days
+        }
+      }
+    `),
     variables: (req) => dateRange(req.search),
     respond: (data, req) => ({
       body: {
@@ -401,7 +449,11 @@ export const routes: readonly Route[] = [
       example: {
         query: '?start_date=2023-01-01&end_date=2023-01-31&symbols=USD,EUR',
         body: {
-          success: true, fluctuation: true, start_date: '2023-01-01', end_date: '2023-01-31', base: 'AUD',
+          success: true,
+          fluctuation: true,
+          start_date: '2023-01-01',
+          end_date: '2023-01-31',
+          base: 'AUD',
           rates: {
             USD: { start_rate: 0.6828, end_rate: 0.6811, change: -0.0017, change_pct: -0.248975, min: 0.6811, max: 0.6828, mean: 0.68195, days: 2 },
             EUR: { start_rate: 0.64, end_rate: 0.6437, change: 0.0037, change_pct: 0.578125, min: 0.64, max: 0.6437, mean: 0.64185, days: 2 },
@@ -419,9 +471,15 @@ export const routes: readonly Route[] = [
     path: '/:date',
     paramPatterns: { date: DATE_SEGMENT },
     auth: 'key',
-    document: graphql(`query RateDay($date: LocalDate!) {
-      rateDay(date: $date) { date timestamp rates }
-    }`),
+    document: graphql(`
+      query RateDay($date: LocalDate!) {
+        rateDay(date: $date) {
+          date
+          timestamp
+          rates
+        }
+      }
+    `),
     variables: (req) => {
       new QueryParams(req.search, NO_QUERY);
       return { date: parseDate(req.params.date!, 'the path') };
@@ -435,9 +493,31 @@ export const routes: readonly Route[] = [
       errors: ['plan_restricted', 'not_found'],
       example: {
         path: '/2023-01-03',
-        body: { success: true, timestamp: 1672704000, base: 'AUD', date: '2023-01-03', rates: {
-            USD: 0.6828, EUR: 0.64, GBP: 0.5656, JPY: 88.48, CNY: 4.6994, KRW: 867.16, INR: 56.51, SGD: 0.9134, NZD: 1.076, THB: 23.47,
-            MYR: 2.9975, IDR: 10635, VND: 16039, HKD: 5.3316, PHP: 38.07, CHF: 0.631, TWD: 20.97, TWI: 61.4, SDR: 0.5131,
+        body: {
+          success: true,
+          timestamp: 1672704000,
+          base: 'AUD',
+          date: '2023-01-03',
+          rates: {
+            USD: 0.6828,
+            EUR: 0.64,
+            GBP: 0.5656,
+            JPY: 88.48,
+            CNY: 4.6994,
+            KRW: 867.16,
+            INR: 56.51,
+            SGD: 0.9134,
+            NZD: 1.076,
+            THB: 23.47,
+            MYR: 2.9975,
+            IDR: 10635,
+            VND: 16039,
+            HKD: 5.3316,
+            PHP: 38.07,
+            CHF: 0.631,
+            TWD: 20.97,
+            TWI: 61.4,
+            SDR: 0.5131,
           },
         },
       },
@@ -452,9 +532,15 @@ export const routes: readonly Route[] = [
     path: '/:date/:currency',
     paramPatterns: { date: DATE_SEGMENT },
     auth: 'key',
-    document: graphql(`query RateDayCurrency($date: LocalDate!, $code: CurrencyCode!) {
-      rateDay(date: $date, having: $code) { date timestamp rates(codes: [$code]) }
-    }`),
+    document: graphql(`
+      query RateDayCurrency($date: LocalDate!, $code: CurrencyCode!) {
+        rateDay(date: $date, having: $code) {
+          date
+          timestamp
+          rates(codes: [$code])
+        }
+      }
+    `),
     variables: (req) => {
       new QueryParams(req.search, NO_QUERY);
       return { date: parseDate(req.params.date!, 'the path'), code: parseCode(req.params.currency!, 'the path') };
@@ -479,9 +565,19 @@ export const routes: readonly Route[] = [
     path: SUBSCRIPTIONS,
     auth: 'account',
     body: 'json',
-    document: graphql(`mutation CreateWebhookSubscription($input: CreateWebhookSubscriptionInput!) {
-      createWebhookSubscription(input: $input) { signingSecret subscription { id url currencies description } }
-    }`),
+    document: graphql(`
+      mutation CreateWebhookSubscription($input: CreateWebhookSubscriptionInput!) {
+        createWebhookSubscription(input: $input) {
+          signingSecret
+          subscription {
+            id
+            url
+            currencies
+            description
+          }
+        }
+      }
+    `),
     variables: (req) => {
       new QueryParams(req.search, NO_QUERY);
       const body = new JsonFields(req.body!, ['url', 'currencies', 'description']);
@@ -499,7 +595,8 @@ export const routes: readonly Route[] = [
     }),
     doc: {
       summary: 'Subscribe an HTTPS URL to new publications',
-      description: 'Professional plans and above (docs/api.md §8). The signing secret is in this response only. Deliveries and their signature: see Webhooks above.',
+      description:
+        'Professional plans and above (docs/api.md §8). The signing secret is in this response only. Deliveries and their signature: see Webhooks above.',
       requestBody: Schemas.CreateSubscriptionRequest,
       response: Schemas.CreateSubscriptionResponse,
       errors: ['webhooks_not_available', 'subscription_limit_reached'],
@@ -572,9 +669,15 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: `${SUBSCRIPTIONS}/:id/test`,
     auth: 'account',
-    document: graphql(`mutation TestWebhookSubscription($id: Text!) {
-      testWebhookSubscription(id: $id) { delivered responseStatus message }
-    }`),
+    document: graphql(`
+      mutation TestWebhookSubscription($id: Text!) {
+        testWebhookSubscription(id: $id) {
+          delivered
+          responseStatus
+          message
+        }
+      }
+    `),
     variables: (req) => (new QueryParams(req.search, NO_QUERY), { id: req.params.id! }),
     respond: ({ testWebhookSubscription: test }) => ({
       body: { success: test.delivered, responseStatus: test.responseStatus, message: test.message },
@@ -588,4 +691,3 @@ export const routes: readonly Route[] = [
     cacheControl: 'no-store',
   }),
 ];
-

@@ -72,7 +72,11 @@ export class UsageRecorder {
   private conversions = new DailyCounts<ConversionsDailyTable>();
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly db: Kysely<Database>, private readonly clock: () => Date, onError: (error: unknown) => void) {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: () => Date,
+    onError: (error: unknown) => void,
+  ) {
     this.timer = setInterval(() => void this.flush().catch(onError), FLUSH_EVERY_MS);
     this.timer.unref();
   }

@@ -88,7 +88,11 @@ const AccountStats = builder.objectRef<object>('AccountStats').implement({
         if (args.atLeastPercent < 1 || args.atLeastPercent > 100) throw new BadRequestError('atLeastPercent must be between 1 and 100');
         const now = ctx.services.clock();
         const accounts = await analyticsRead(ctx, (db) =>
-          db.selectFrom('accounts').select(['email', 'plan', 'billing_day', 'quota_period', 'quota_used', 'free_used']).where('status', '=', 'active').execute(),
+          db
+            .selectFrom('accounts')
+            .select(['email', 'plan', 'billing_day', 'quota_period', 'quota_used', 'free_used'])
+            .where('status', '=', 'active')
+            .execute(),
         );
         const uses: QuotaUse[] = accounts.map((a) => {
           const quota = PLAN_LIMITS[a.plan].monthlyRequests;

@@ -58,7 +58,7 @@ builder.mutationFields((t) => ({
   }),
   setAccountStatus: t.field({
     type: AccountRef,
-    description: 'Suspends or reinstates an account; a suspended account\'s keys answer 401 account_suspended.',
+    description: "Suspends or reinstates an account; a suspended account's keys answer 401 account_suspended.",
     args: {
       email: t.arg({ type: 'EmailAddress', required: true }),
       status: t.arg({ type: AccountStatusEnum, required: true }),

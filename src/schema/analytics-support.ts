@@ -111,7 +111,10 @@ export function splitByWholeMonths(from: string, rangeTo: string, today: string)
 /** `column` within any of the ranges (false for none). */
 export function withinRanges(column: RawBuilder<unknown>, ranges: readonly [string, string][]): RawBuilder<boolean> {
   if (ranges.length === 0) return sql<boolean>`false`;
-  return sql<boolean>`(${sql.join(ranges.map(([from, to]) => sql`${column} BETWEEN ${from} AND ${to}`), sql` OR `)})`;
+  return sql<boolean>`(${sql.join(
+    ranges.map(([from, to]) => sql`${column} BETWEEN ${from} AND ${to}`),
+    sql` OR `,
+  )})`;
 }
 
 /**

@@ -36,4 +36,3 @@ export const builder = new SchemaBuilder<{
 
 builder.queryType({});
 builder.mutationType({});
-

@@ -37,7 +37,10 @@ async function dayForConversion(ctx: Context, from: CurrencyCode, to: CurrencyCo
   const history = await ctx.rates.history();
   const newest = onOrBefore ?? history.newestDate;
   if (newest === null) throw new ServiceUnavailableError('No rates have been published to this service yet');
-  return history.newestWith([from, to].filter((code) => code !== 'AUD'), newest);
+  return history.newestWith(
+    [from, to].filter((code) => code !== 'AUD'),
+    newest,
+  );
 }
 
 builder.queryField('convert', (t) =>

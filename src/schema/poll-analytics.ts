@@ -8,7 +8,8 @@ import { analyticsRead, checkPage, checkRange, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE 
 import { builder } from './builder.js';
 
 const RbaPollOutcome = builder.enumType('RbaPollOutcome', {
-  description: 'STORED: the expected day is stored; NOT_PUBLISHED: the sources were read but the day is not out yet; FAILED: a source could not be read or parsed, or the store failed',
+  description:
+    'STORED: the expected day is stored; NOT_PUBLISHED: the sources were read but the day is not out yet; FAILED: a source could not be read or parsed, or the store failed',
   values: { STORED: { value: 'stored' }, NOT_PUBLISHED: { value: 'not_published' }, FAILED: { value: 'failed' } },
 });
 
@@ -20,7 +21,10 @@ const RbaPoll = builder.objectRef<Selectable<RbaPollsTable>>('RbaPoll').implemen
     reason: t.string({ description: 'slot (the 16:00 publication) or catch-up (start-up, taking the lead)', resolve: (p) => p.reason }),
     expectedDate: t.field({ type: 'LocalDate', description: 'the rate day the poll looked for', resolve: (p) => p.expected_date }),
     outcome: t.field({ type: RbaPollOutcome, resolve: (p) => p.outcome }),
-    sources: t.stringList({ description: 'what was read, in order; for a failed poll the source that failed (none when the store failed)', resolve: (p) => p.sources }),
+    sources: t.stringList({
+      description: 'what was read, in order; for a failed poll the source that failed (none when the store failed)',
+      resolve: (p) => p.sources,
+    }),
     daysStored: t.int({ description: 'days not stored before', resolve: (p) => p.days_stored }),
     daysUpdated: t.int({ description: 'stored days that gained or corrected a value', resolve: (p) => p.days_updated }),
     newestDate: t.field({ type: 'LocalDate', nullable: true, description: 'the newest stored day after the poll', resolve: (p) => p.newest_date }),

@@ -91,8 +91,7 @@ builder.queryFields((t) => ({
   }),
   timeSeries: t.field({
     type: TimeSeriesRef,
-    description:
-      'The days in [startDate, endDate] that have data, ascending (D8); with `having`, only days on which at least one of those codes has a rate.',
+    description: 'The days in [startDate, endDate] that have data, ascending (D8); with `having`, only days on which at least one of those codes has a rate.',
     args: {
       startDate: t.arg({ type: 'LocalDate', required: true }),
       endDate: t.arg({ type: 'LocalDate', required: true }),

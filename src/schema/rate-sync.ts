@@ -22,8 +22,10 @@ builder.mutationField('syncRates', (t) =>
   t.field({
     type: SyncResultRef,
     description:
-      "One poll of the RBA now: reads the configured RSS feed (RBA_RSS_URL) and stores it, and the CSV (RBA_CSV_URL) too when stored days have a gap the feed does not bridge; with `source`, reads just that path or URL (CSV, XLS or RSS). Stores through importRates: a day newer than any stored is a publication. A source that cannot be read or parsed is an error (code rba_source_failed) and stores nothing of it.",
-    args: { source: t.arg({ type: 'Text', description: 'A path (absolute, as the service sees it) or an http(s) URL to read instead of the configured sources' }) },
+      'One poll of the RBA now: reads the configured RSS feed (RBA_RSS_URL) and stores it, and the CSV (RBA_CSV_URL) too when stored days have a gap the feed does not bridge; with `source`, reads just that path or URL (CSV, XLS or RSS). Stores through importRates: a day newer than any stored is a publication. A source that cannot be read or parsed is an error (code rba_source_failed) and stores nothing of it.',
+    args: {
+      source: t.arg({ type: 'Text', description: 'A path (absolute, as the service sees it) or an http(s) URL to read instead of the configured sources' }),
+    },
     authScopes: { operator: true },
     resolve: async (_root, { source }, ctx) => {
       return syncRates(ctx.services, source ? { source } : {});

@@ -18,8 +18,7 @@ function parseDecimal(value: unknown): string {
 }
 
 builder.scalarType('Decimal', {
-  description:
-    'An exact non-negative decimal number, as a string ("0.6828", "10635"). Never a binary float: rates and amounts stay exact.',
+  description: 'An exact non-negative decimal number, as a string ("0.6828", "10635"). Never a binary float: rates and amounts stay exact.',
   serialize: (value) => normalizeDecimal(value),
   parseValue: parseDecimal,
   parseLiteral: (ast) => parseDecimal(ast.kind === Kind.STRING ? ast.value : undefined),
@@ -47,8 +46,7 @@ builder.scalarType('Text', {
 });
 
 builder.scalarType('RateMap', {
-  description:
-    'Rates of one day: a map from currency code to the units of that currency that 1 AUD buys, each an exact decimal string.',
+  description: 'Rates of one day: a map from currency code to the units of that currency that 1 AUD buys, each an exact decimal string.',
   serialize: (value) => value,
 });
 

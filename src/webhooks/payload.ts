@@ -15,7 +15,13 @@ export function deliveryPayload(
   currencies: readonly string[] | null,
 ): string {
   // A subscription's currencies are delivered in the order of the code list, as /latest writes them.
-  const rates = currencies === null ? day.rates : pickRates(day.rates, PUBLISHED_CODES.filter((code) => currencies.includes(code)));
+  const rates =
+    currencies === null
+      ? day.rates
+      : pickRates(
+          day.rates,
+          PUBLISHED_CODES.filter((code) => currencies.includes(code)),
+        );
   return stringify({
     event,
     date: day.date,

@@ -11,8 +11,7 @@ import { parseIpAddress } from '../ip-address.js';
 /** All addresses of a name. */
 export type Resolver = (hostname: string) => Promise<string[]>;
 
-export const systemResolver: Resolver = async (hostname) =>
-  (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
+export const systemResolver: Resolver = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
 
 export interface TargetPolicy {
   /** D34: WEBHOOK_ALLOW_PRIVATE_TARGETS lifts the host and address restrictions; https stays required */

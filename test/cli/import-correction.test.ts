@@ -61,9 +61,7 @@ describe('cli import of a corrected value', () => {
     expect(publications).toHaveLength(2);
     const [first, second] = publications as [(typeof publications)[0], (typeof publications)[0]];
     expect(second).toMatchObject({ source: corrected, format: 'csv', inserted: 0, updated: 1, days: 8 });
-    expect(corrections).toEqual([
-      { date: '2026-05-11', code: 'USD', previous_value: '0.7013', value: '0.7021', publication_id: second.id },
-    ]);
+    expect(corrections).toEqual([{ date: '2026-05-11', code: 'USD', previous_value: '0.7013', value: '0.7021', publication_id: second.id }]);
     expect(usd).toEqual({ value: '0.7021', publication_id: second.id });
     expect(first.id).not.toBe(second.id);
   });

@@ -28,7 +28,10 @@ function expectedAfter(...names: string[]): Map<string, string> {
 /** The row counts, the publications and every stored rate, read in one opening of the store. */
 function snapshot(store: CliStore) {
   return store.withDb(async (db) => {
-    const rows = await db.selectFrom('rates').select(['date', 'code', sql<string>`value::text`.as('value')]).execute();
+    const rows = await db
+      .selectFrom('rates')
+      .select(['date', 'code', sql<string>`value::text`.as('value')])
+      .execute();
     return {
       counts: await countRows(db),
       publications: await db.selectFrom('publications').select(['source', 'format', 'days', 'inserted', 'updated']).orderBy('id').execute(),
@@ -61,9 +64,7 @@ describe.concurrent('cli import of each fixture form', () => {
     // USD, JPY, IDR, TWI, SDR (PGK is not served)
     expect(afterFeed.counts).toMatchObject({ rates: 5, publications: 1, rate_corrections: 0 });
     expect(afterFeed.rates).toEqual(expectedAfter('rss-cb-exchange-rates.xml'));
-    expect(afterFeed.publications).toEqual([
-      { source: fixturePath('rss-cb-exchange-rates.xml'), format: 'rss', days: 1, inserted: 1, updated: 0 },
-    ]);
+    expect(afterFeed.publications).toEqual([{ source: fixturePath('rss-cb-exchange-rates.xml'), format: 'rss', days: 1, inserted: 1, updated: 0 }]);
 
     // 7 new days, and 2026-05-11 (5 codes from the feed, the same values) gains the other 15.
     expect(await importFile(store, 'f11.1-data.csv')).toEqual({

@@ -39,7 +39,10 @@ describe.concurrent('cli import from a URL', () => {
     expect(summary).toEqual({ days: 8, inserted: 8, updated: 0, firstDate: '2023-01-03', lastDate: '2026-05-11' });
     expect(requests).toContain('GET /statistics/tables/csv/f11.1-data.csv');
     const { counts, publications } = await store.withDb(async (db) => ({
-      counts: await db.selectFrom('rates').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      counts: await db
+        .selectFrom('rates')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow(),
       publications: await db.selectFrom('publications').select(['source', 'format', 'inserted']).execute(),
     }));
     expect(Number(counts.n)).toBe(5 * 19 + 3 * 20);

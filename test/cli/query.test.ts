@@ -28,7 +28,9 @@ describe('cli query', () => {
     const printed = oneJson(result);
     expect(printed).toEqual({ data: { rateDay: { date: '2026-05-11', rates: { USD: '0.7013', EUR: '0.5964' } } } });
     // the same answer the endpoint gives
-    expect(printed.data).toEqual(await service.operator(graphql('query Day($date: LocalDate!) { rateDay(date: $date) { date rates(codes: [USD, EUR]) } }'), { date: '2026-05-11' }));
+    expect(printed.data).toEqual(
+      await service.operator(graphql('query Day($date: LocalDate!) { rateDay(date: $date) { date rates(codes: [USD, EUR]) } }'), { date: '2026-05-11' }),
+    );
   });
 
   it('exits 1 with the whole result on stdout when it has errors', async () => {

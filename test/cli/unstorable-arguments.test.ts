@@ -49,7 +49,7 @@ describe('arguments outside ASCII', () => {
     expect((await sources()).at(-1)).toEqual({ source: path });
   });
 
-  it('through the running service: an unknown prefix is named exactly, and a synced file\'s path is stored exactly', { timeout: 90_000 }, async () => {
+  it("through the running service: an unknown prefix is named exactly, and a synced file's path is stored exactly", { timeout: 90_000 }, async () => {
     const service = await startService(store.env);
     try {
       const revoke = await runCli(['key', 'revoke', '--prefix', 'zürich'], store.env);

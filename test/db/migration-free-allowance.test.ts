@@ -51,7 +51,7 @@ describe('migration 0004_free_allowance', () => {
   });
 
   // A paid account's unused Free count has no place before 0004: down drops it.
-  it('down puts Free accounts\' count back in the lifetime period and drops the column', async () => {
+  it("down puts Free accounts' count back in the lifetime period and drops the column", async () => {
     await migrateTo('0003_webhooks');
     expect(await rows()).toEqual([
       { email: 'downgraded@example.test', period: '1970-01-01', quota_used: 500 },

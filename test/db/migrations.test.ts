@@ -75,7 +75,10 @@ describe('migrations', () => {
     await db.insertInto('rates').values({ date: '2024-01-02', code: 'USD', value: '0.6781', publication_id: id }).execute();
     const account = await db.insertInto('accounts').values({ email: 'm@example.test', plan: 'free' }).returning('id').executeTakeFirstOrThrow();
     await db.insertInto('api_keys').values({ account_id: account.id, prefix: 'bondi', key_hash: 'h', last_four: 'abcd' }).execute();
-    const row = await db.selectFrom('rates').select([sql<string>`value::text`.as('value')]).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('rates')
+      .select([sql<string>`value::text`.as('value')])
+      .executeTakeFirstOrThrow();
     expect(row.value).toBe('0.6781');
   });
 });

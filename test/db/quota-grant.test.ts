@@ -26,8 +26,7 @@ async function account(counts: { quota_used?: number; quota_period?: string; fre
   return id;
 }
 
-const countsOf = (id: string) =>
-  db.selectFrom('accounts').select(['quota_used', 'free_used', 'quota_period']).where('id', '=', id).executeTakeFirstOrThrow();
+const countsOf = (id: string) => db.selectFrom('accounts').select(['quota_used', 'free_used', 'quota_period']).where('id', '=', id).executeTakeFirstOrThrow();
 
 describe('grantUnits', () => {
   it('grants as many units as asked, fewer near the limit, none past it', async () => {

@@ -17,9 +17,7 @@ const batch = (days: ImportInput['days']): ImportInput => ({ storedAt: new Date(
 describe('storeDays', () => {
   it('stores nothing from a batch that fails part-way', async () => {
     const { db } = database;
-    await db.transaction().execute((trx) =>
-      storeDays(trx, batch([{ date: '2024-01-02', rates: { USD: '0.6781', JPY: '96.10' } }])),
-    );
+    await db.transaction().execute((trx) => storeDays(trx, batch([{ date: '2024-01-02', rates: { USD: '0.6781', JPY: '96.10' } }])));
     const before = await countRows(db);
     expect(before).toMatchObject({ rates: 2, publications: 1, rate_corrections: 0 });
 
@@ -42,9 +40,7 @@ describe('storeDays', () => {
 
   it('records a correction together with the new value, in the same publication', async () => {
     const { db } = database;
-    const summary = await db.transaction().execute((trx) =>
-      storeDays(trx, batch([{ date: '2024-01-02', rates: { USD: '0.6790', JPY: '96.1' } }])),
-    );
+    const summary = await db.transaction().execute((trx) => storeDays(trx, batch([{ date: '2024-01-02', rates: { USD: '0.6790', JPY: '96.1' } }])));
     // JPY 96.1 equals the stored 96.10: not a correction
     expect(summary).toMatchObject({ days: 1, inserted: 0, updated: 1 });
     const corrections = await db

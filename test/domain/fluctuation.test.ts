@@ -31,7 +31,14 @@ describe('fluctuationOf', () => {
   it('serves whole numbers without a fraction and trims trailing zeros', () => {
     expect(fluctuationOf(['10635', '10640'])).toMatchObject({ start_rate: '10635', change: '5', mean: '10637.5', change_pct: '0.047015' });
     expect(fluctuationOf(['61.40'])).toEqual({
-      start_rate: '61.4', end_rate: '61.4', change: '0', change_pct: '0', min: '61.4', max: '61.4', mean: '61.4', days: 1,
+      start_rate: '61.4',
+      end_rate: '61.4',
+      change: '0',
+      change_pct: '0',
+      min: '61.4',
+      max: '61.4',
+      mean: '61.4',
+      days: 1,
     });
   });
 });

@@ -40,12 +40,28 @@ it('api.d.ts is what openapi-typescript generates from the served document', asy
 });
 
 it('compiles with tsc (strict)', { timeout: 120_000 }, async () => {
-  const flags = ['--noEmit', '--strict', '--noUncheckedIndexedAccess', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', '--types', 'node'];
+  const flags = [
+    '--noEmit',
+    '--strict',
+    '--noUncheckedIndexedAccess',
+    '--target',
+    'es2022',
+    '--module',
+    'nodenext',
+    '--moduleResolution',
+    'nodenext',
+    '--skipLibCheck',
+    '--types',
+    'node',
+  ];
   await expect(run(bin('tsc'), [...flags, 'examples/typed-client/client.ts'], { cwd: ROOT })).resolves.toMatchObject({ stdout: '' });
 });
 
 it('runs against the service', { timeout: 120_000 }, async () => {
-  const { stdout } = await run(bin('tsx'), ['examples/typed-client/client.ts'], { cwd: ROOT, env: { ...process.env, AUD_RATES_URL: origin, AUD_RATES_KEY: key } });
+  const { stdout } = await run(bin('tsx'), ['examples/typed-client/client.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, AUD_RATES_URL: origin, AUD_RATES_KEY: key },
+  });
   expect(stdout.trim().split('\n')).toEqual([
     'latest 2026-05-11 USD 0.7013',
     'fluctuation USD 0.6828 → 0.6811 (-0.248975 %) over 2 days',

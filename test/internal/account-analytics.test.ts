@@ -19,7 +19,8 @@ describe('accountStats', () => {
     const suspended = await account(t, 'business', { billingDay: 20, used: 500_000, period: PERIOD });
     await t.operator(graphql('mutation($e: EmailAddress!) { setAccountStatus(email: $e, status: suspended) { id } }'), { e: suspended.email });
 
-    const query = (percent: number) => `alerts${percent}: quotaAlerts(atLeastPercent: ${percent}) { edges { node { email plan used quota percent periodStart } } }`;
+    const query = (percent: number) =>
+      `alerts${percent}: quotaAlerts(atLeastPercent: ${percent}) { edges { node { email plan used quota percent periodStart } } }`;
     const result = await t.operatorText(`{ accountStats {
       byPlanAndStatus { plan status accounts }
       createdByDay(from: "2026-05-01", to: "2026-05-31") { day accounts }
@@ -35,7 +36,8 @@ describe('accountStats', () => {
     ]);
     // created by the database's clock: today in Sydney, whatever day the test runs
     const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Australia/Sydney' }).format(new Date());
-    const createdByDay = (await t.operatorText(`{ accountStats { createdByDay(from: "${today}", to: "${today}") { day accounts } } }`)).data.accountStats.createdByDay;
+    const createdByDay = (await t.operatorText(`{ accountStats { createdByDay(from: "${today}", to: "${today}") { day accounts } } }`)).data.accountStats
+      .createdByDay;
     expect(createdByDay).toEqual([{ day: today, accounts: 6 }]);
     expect(stats.createdByDay).toEqual(today.startsWith('2026-05') ? [{ day: today, accounts: 6 }] : []);
 
@@ -43,7 +45,14 @@ describe('accountStats', () => {
     expect(emails(100)).toEqual([full.email]);
     expect(emails(90)).toEqual([full.email, ninety.email]);
     expect(emails(75)).toEqual([full.email, ninety.email, ...[eighty.email, free.email].sort()]);
-    expect(stats.alerts75.edges.map((e: { node: object }) => e.node)).toContainEqual({ email: free.email, plan: 'free', used: 240, quota: 300, percent: 80, periodStart: null });
+    expect(stats.alerts75.edges.map((e: { node: object }) => e.node)).toContainEqual({
+      email: free.email,
+      plan: 'free',
+      used: 240,
+      quota: 300,
+      percent: 80,
+      periodStart: null,
+    });
     expect(stats.alerts90.edges[1].node).toEqual({ email: ninety.email, plan: 'professional', used: 45_000, quota: 50_000, percent: 90, periodStart: PERIOD });
   });
 

@@ -49,8 +49,26 @@ describe('conversions', () => {
   it('by Sydney day, pair, keyed and dated, exactly', async () => {
     const data = dataOf(
       await t.operator(
-        graphql(`{ conversions(from: "2026-05-01", to: "2026-05-31", groupBy: [DAY, PAIR, KEYED, DATED]) {
-          totalConversions groups { edges { node { day pair fromCurrency toCurrency keyed dated conversions } } } } }`),
+        graphql(`
+          {
+            conversions(from: "2026-05-01", to: "2026-05-31", groupBy: [DAY, PAIR, KEYED, DATED]) {
+              totalConversions
+              groups {
+                edges {
+                  node {
+                    day
+                    pair
+                    fromCurrency
+                    toCurrency
+                    keyed
+                    dated
+                    conversions
+                  }
+                }
+              }
+            }
+          }
+        `),
       ),
     );
     expect(data.conversions.totalConversions).toBe(9);
@@ -68,14 +86,52 @@ describe('conversions', () => {
   it('the most converted pairs first; historical against latest; a range that leaves a day out', async () => {
     const data = dataOf(
       await t.operator(
-        graphql(`{
-          top: conversions(from: "2026-05-01", to: "2026-05-31", groupBy: [PAIR], orderBy: REQUESTS_DESC) { groups(first: 2) { edges { node { pair conversions } } pageInfo { hasNextPage } } }
-          dated: conversions(from: "2026-05-01", to: "2026-05-31", groupBy: [DATED]) { groups { edges { node { dated keyed conversions } } } }
-          thirteenth: conversions(from: "2026-05-13", to: "2026-05-13", groupBy: [WEEK, MONTH]) { totalConversions groups { edges { node { week month conversions } } } }
-        }`),
+        graphql(`
+          {
+            top: conversions(from: "2026-05-01", to: "2026-05-31", groupBy: [PAIR], orderBy: REQUESTS_DESC) {
+              groups(first: 2) {
+                edges {
+                  node {
+                    pair
+                    conversions
+                  }
+                }
+                pageInfo {
+                  hasNextPage
+                }
+              }
+            }
+            dated: conversions(from: "2026-05-01", to: "2026-05-31", groupBy: [DATED]) {
+              groups {
+                edges {
+                  node {
+                    dated
+                    keyed
+                    conversions
+                  }
+                }
+              }
+            }
+            thirteenth: conversions(from: "2026-05-13", to: "2026-05-13", groupBy: [WEEK, MONTH]) {
+              totalConversions
+              groups {
+                edges {
+                  node {
+                    week
+                    month
+                    conversions
+                  }
+                }
+              }
+            }
+          }
+        `),
       ),
     );
-    expect(data.top.groups).toEqual({ edges: [{ node: { pair: 'USD/EUR', conversions: 6 } }, { node: { pair: 'AUD/JPY', conversions: 1 } }], pageInfo: { hasNextPage: true } });
+    expect(data.top.groups).toEqual({
+      edges: [{ node: { pair: 'USD/EUR', conversions: 6 } }, { node: { pair: 'AUD/JPY', conversions: 1 } }],
+      pageInfo: { hasNextPage: true },
+    });
     expect(data.dated.groups.edges).toEqual([{ node: { dated: false, keyed: null, conversions: 7 } }, { node: { dated: true, keyed: null, conversions: 2 } }]);
     expect(data.thirteenth).toEqual({ totalConversions: 2, groups: { edges: [{ node: { week: '2026-05-11', month: '2026-05-01', conversions: 2 } }] } });
   });
@@ -84,8 +140,23 @@ describe('conversions', () => {
     const byPair = async (from: string, to: string) =>
       dataOf(
         await t.operator(
-          graphql(`query($from: LocalDate!, $to: LocalDate!) {
-            conversions(from: $from, to: $to, groupBy: [PAIR, KEYED, MONTH]) { totalConversions groups { edges { node { month pair keyed conversions } } } } }`),
+          graphql(`
+            query ($from: LocalDate!, $to: LocalDate!) {
+              conversions(from: $from, to: $to, groupBy: [PAIR, KEYED, MONTH]) {
+                totalConversions
+                groups {
+                  edges {
+                    node {
+                      month
+                      pair
+                      keyed
+                      conversions
+                    }
+                  }
+                }
+              }
+            }
+          `),
           { from, to },
         ),
       ).conversions;
@@ -105,8 +176,27 @@ describe('conversions', () => {
   });
 
   it('pages with cursors across page boundaries, every group once', async () => {
-    const PAGE = graphql(`query($first: Int!, $after: ID) { conversions(from: "2026-05-01", to: "2026-05-31", groupBy: [DAY, PAIR, KEYED, DATED]) {
-      groups(first: $first, after: $after) { edges { node { day pair keyed dated conversions } } pageInfo { hasNextPage endCursor } } } }`);
+    const PAGE = graphql(`
+      query ($first: Int!, $after: ID) {
+        conversions(from: "2026-05-01", to: "2026-05-31", groupBy: [DAY, PAIR, KEYED, DATED]) {
+          groups(first: $first, after: $after) {
+            edges {
+              node {
+                day
+                pair
+                keyed
+                dated
+                conversions
+              }
+            }
+            pageInfo {
+              hasNextPage
+              endCursor
+            }
+          }
+        }
+      }
+    `);
     const all = dataOf(await t.operator(PAGE, { first: 100 })).conversions.groups.edges;
     expect(all).toHaveLength(7);
     const paged: unknown[] = [];
@@ -125,8 +215,31 @@ describe('keyless /convert in usage', () => {
   it('per Sydney day and outcome, with the total; none of it among the keyed groups', async () => {
     const data = dataOf(
       await t.operator(
-        graphql(`{ usage(from: "2026-05-01", to: "2026-05-31", groupBy: [ENDPOINT]) {
-          totalRequests keylessConvertRequests keylessConvert { edges { node { day outcome requests } } } groups { edges { node { endpoint requests } } } } }`),
+        graphql(`
+          {
+            usage(from: "2026-05-01", to: "2026-05-31", groupBy: [ENDPOINT]) {
+              totalRequests
+              keylessConvertRequests
+              keylessConvert {
+                edges {
+                  node {
+                    day
+                    outcome
+                    requests
+                  }
+                }
+              }
+              groups {
+                edges {
+                  node {
+                    endpoint
+                    requests
+                  }
+                }
+              }
+            }
+          }
+        `),
       ),
     );
     expect(data.usage.keylessConvertRequests).toBe(7);
@@ -142,12 +255,31 @@ describe('keyless /convert in usage', () => {
   });
 
   it('pages keyless days across page boundaries', async () => {
-    const PAGE = graphql(`query($after: ID) {
-      usage(from: "2026-05-01", to: "2026-05-31") { keylessConvert(first: 3, after: $after) { edges { node { day outcome } } pageInfo { hasNextPage endCursor } } } }`);
+    const PAGE = graphql(`
+      query ($after: ID) {
+        usage(from: "2026-05-01", to: "2026-05-31") {
+          keylessConvert(first: 3, after: $after) {
+            edges {
+              node {
+                day
+                outcome
+              }
+            }
+            pageInfo {
+              hasNextPage
+              endCursor
+            }
+          }
+        }
+      }
+    `);
     const page1 = dataOf(await t.operator(PAGE, {}));
     expect(page1.usage.keylessConvert.pageInfo.hasNextPage).toBe(true);
     const page2 = dataOf(await t.operator(PAGE, { after: page1.usage.keylessConvert.pageInfo.endCursor }));
-    expect(page2.usage.keylessConvert).toEqual({ edges: [{ node: { day: '2026-05-13', outcome: 'SUCCESS' } }], pageInfo: { hasNextPage: false, endCursor: expect.any(String) } });
+    expect(page2.usage.keylessConvert).toEqual({
+      edges: [{ node: { day: '2026-05-13', outcome: 'SUCCESS' } }],
+      pageInfo: { hasNextPage: false, endCursor: expect.any(String) },
+    });
   });
 
   it('refuses a page past the maximum and a reversed range, as every analytics query', async () => {

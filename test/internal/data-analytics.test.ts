@@ -33,7 +33,9 @@ const run = async <Result, Variables>(document: TadaDocumentNode<Result, Variabl
 
 describe('publications', () => {
   it('lists stored days newest first, with when, from what, the lag after the slot and corrections', async () => {
-    const { publications } = await run(graphql('{ publications(from: "2026-05-01", to: "2026-05-31") { edges { node { date storedAt lagSeconds source format codes corrections } } } }'));
+    const { publications } = await run(
+      graphql('{ publications(from: "2026-05-01", to: "2026-05-31") { edges { node { date storedAt lagSeconds source format codes corrections } } } }'),
+    );
     expect(publications.edges.map((e: { node: object }) => e.node)).toEqual([
       // EUR is still the first import's value: the day counts as stored then; USD was corrected once
       { date: '2026-05-11', storedAt: '2026-05-11T06:30:00.000Z', lagSeconds: 30 * 60, source: 'feed-a', format: 'rss', codes: 2, corrections: 1 },
@@ -42,13 +44,20 @@ describe('publications', () => {
   });
 
   it('pages with a cursor', async () => {
-    const first = (await run(graphql('{ publications(from: "2026-05-01", to: "2026-05-31", first: 1) { edges { node { date } } pageInfo { hasNextPage endCursor } } }'))).publications;
+    const first = (
+      await run(graphql('{ publications(from: "2026-05-01", to: "2026-05-31", first: 1) { edges { node { date } } pageInfo { hasNextPage endCursor } } }'))
+    ).publications;
     expect(first.edges).toEqual([{ node: { date: '2026-05-11' } }]);
     expect(first.pageInfo.hasNextPage).toBe(true);
     const second = (
-      await run(graphql('query($after: ID) { publications(from: "2026-05-01", to: "2026-05-31", first: 1, after: $after) { edges { node { date } } pageInfo { hasNextPage } } }'), {
-        after: first.pageInfo.endCursor,
-      })
+      await run(
+        graphql(
+          'query($after: ID) { publications(from: "2026-05-01", to: "2026-05-31", first: 1, after: $after) { edges { node { date } } pageInfo { hasNextPage } } }',
+        ),
+        {
+          after: first.pageInfo.endCursor,
+        },
+      )
     ).publications;
     expect(second).toEqual({ edges: [{ node: { date: '2026-05-08' } }], pageInfo: { hasNextPage: false } });
   });

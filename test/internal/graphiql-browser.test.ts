@@ -66,11 +66,16 @@ it.skipIf(!existsSync(CHROMIUM))('loads GraphiQL from this origin only, signs in
   expect(cookie!.value).not.toContain(OPERATOR_TOKEN);
 
   await page.waitForSelector('.graphiql-execute-button', { timeout: 60_000 });
-  const answered = page.waitForResponse((response) => response.url() === `${origin}/graphql` && response.request().method() === 'POST' && response.request().postData()?.includes('ServiceStatus') === true);
+  const answered = page.waitForResponse(
+    (response) =>
+      response.url() === `${origin}/graphql` && response.request().method() === 'POST' && response.request().postData()?.includes('ServiceStatus') === true,
+  );
   await page.click('.graphiql-execute-button');
   const response = await answered;
   expect(response.status()).toBe(200);
-  expect(await response.json()).toEqual({ data: { serviceStatus: { state: expect.any(String), newestRateDate: '2026-05-11', stale: expect.any(Boolean), nextUpdateExpected: expect.any(String) } } });
+  expect(await response.json()).toEqual({
+    data: { serviceStatus: { state: expect.any(String), newestRateDate: '2026-05-11', stale: expect.any(Boolean), nextUpdateExpected: expect.any(String) } },
+  });
   await page.waitForFunction(() => document.querySelector('.graphiql-response')?.textContent?.includes('2026-05-11'), undefined, { timeout: 30_000 });
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: new URL('graphiql.png', SCREENSHOTS).pathname });

@@ -27,7 +27,9 @@ describe('operation limits on the internal endpoint', () => {
   it('refuses an operation whose cost is over the limit, even when every field is valid', async () => {
     const result = await t.operatorText(`{ currencies { ${'code '.repeat(OPERATION_LIMITS.cost)}} }`);
     expect(result.data).toBeUndefined();
-    expect(messages(result)).toEqual([expect.stringMatching(new RegExp(`^Syntax Error: Query Cost limit of ${OPERATION_LIMITS.cost} exceeded, found [0-9]+\\.$`))]);
+    expect(messages(result)).toEqual([
+      expect.stringMatching(new RegExp(`^Syntax Error: Query Cost limit of ${OPERATION_LIMITS.cost} exceeded, found [0-9]+\\.$`)),
+    ]);
   });
 
   it('refuses more aliases than the limit', async () => {

@@ -60,7 +60,9 @@ describe('GET /metrics', () => {
     expect(after.families.get('http_request_duration_seconds')!.type).toBe('HISTOGRAM');
     const usd = { route: '/latest/{currency}', method: 'GET', status: '200' };
     expect(seriesValue(after, 'http_request_duration_seconds_count', usd) - seriesValue(before, 'http_request_duration_seconds_count', usd)).toBe(4);
-    expect(seriesValue(after, 'http_request_duration_seconds_bucket', { le: '+Inf', ...usd })).toBe(seriesValue(after, 'http_request_duration_seconds_count', usd));
+    expect(seriesValue(after, 'http_request_duration_seconds_bucket', { le: '+Inf', ...usd })).toBe(
+      seriesValue(after, 'http_request_duration_seconds_count', usd),
+    );
     expect(seriesValue(after, 'http_request_duration_seconds_sum', usd)).toBeGreaterThan(0);
   });
 
@@ -88,11 +90,20 @@ describe.skipIf(!OPENSSL_AVAILABLE)('webhook attempts in /metrics', () => {
   const { receiver, startApp } = useWebhookReceiver();
 
   it('counts attempts by outcome, with their latency', async () => {
-    const app = await startApp({ now: '2026-05-13T07:00:00.000Z', config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }, webhookNetwork: { ca: [receiver.ca], timeoutMs: 2_000 } });
+    const app = await startApp({
+      now: '2026-05-13T07:00:00.000Z',
+      config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+      webhookNetwork: { ca: [receiver.ca], timeoutMs: 2_000 },
+    });
     const key = await app.createKey('business');
     await app.importTable({ format: 'csv', publicationDate: null, days: [{ date: '2026-05-11', rates: { USD: '0.6543' } }] });
     for (const path of ['/ok', '/broken']) {
-      const res = await app.json('/api/webhook-subscriptions', { key, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: { url: receiver.url(path) } });
+      const res = await app.json('/api/webhook-subscriptions', {
+        key,
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: { url: receiver.url(path) },
+      });
       expect(res.status).toBe(200);
       receiver.setSecret(path, res.body.signingSecret);
     }

@@ -31,8 +31,30 @@ beforeAll(async () => {
   await t.db
     .insertInto('rba_polls')
     .values([
-      { polled_at: new Date('2026-01-05T05:00:00Z'), duration_ms: 5, reason: 'slot', expected_date: '2026-01-05', outcome: 'stored', sources: ['old'], days_stored: 1, days_updated: 0, newest_date: '2026-01-05', error: null },
-      { polled_at: new Date('2026-05-01T06:00:00Z'), duration_ms: 5, reason: 'slot', expected_date: '2026-05-01', outcome: 'stored', sources: ['recent'], days_stored: 1, days_updated: 0, newest_date: '2026-05-01', error: null },
+      {
+        polled_at: new Date('2026-01-05T05:00:00Z'),
+        duration_ms: 5,
+        reason: 'slot',
+        expected_date: '2026-01-05',
+        outcome: 'stored',
+        sources: ['old'],
+        days_stored: 1,
+        days_updated: 0,
+        newest_date: '2026-01-05',
+        error: null,
+      },
+      {
+        polled_at: new Date('2026-05-01T06:00:00Z'),
+        duration_ms: 5,
+        reason: 'slot',
+        expected_date: '2026-05-01',
+        outcome: 'stored',
+        sources: ['recent'],
+        days_stored: 1,
+        days_updated: 0,
+        newest_date: '2026-05-01',
+        error: null,
+      },
     ])
     .execute();
   const scheduler = startRbaScheduler({
@@ -66,9 +88,42 @@ describe('rbaPolls', () => {
     const { edges } = await polls('from: "2026-05-12", to: "2026-05-12"');
     const nodes = edges.map((e: { node: { error: string | null } }) => e.node);
     expect(nodes).toEqual([
-      { polledAt: minutes(4), durationMs: 120_000, reason: 'catch-up', expectedDate: '2026-05-12', outcome: 'STORED', sources: [feedUrl], daysStored: 1, daysUpdated: stored.updated, newestDate: '2026-05-12', error: null },
-      { polledAt: minutes(2), durationMs: 120_000, reason: 'catch-up', expectedDate: '2026-05-12', outcome: 'NOT_PUBLISHED', sources: [feedUrl], daysStored: 0, daysUpdated: 0, newestDate: '2026-05-11', error: null },
-      { polledAt: minutes(0), durationMs: 120_000, reason: 'catch-up', expectedDate: '2026-05-12', outcome: 'FAILED', sources: [feedUrl], daysStored: 0, daysUpdated: 0, newestDate: null, error: expect.stringContaining(`Cannot read ${feedUrl}`) },
+      {
+        polledAt: minutes(4),
+        durationMs: 120_000,
+        reason: 'catch-up',
+        expectedDate: '2026-05-12',
+        outcome: 'STORED',
+        sources: [feedUrl],
+        daysStored: 1,
+        daysUpdated: stored.updated,
+        newestDate: '2026-05-12',
+        error: null,
+      },
+      {
+        polledAt: minutes(2),
+        durationMs: 120_000,
+        reason: 'catch-up',
+        expectedDate: '2026-05-12',
+        outcome: 'NOT_PUBLISHED',
+        sources: [feedUrl],
+        daysStored: 0,
+        daysUpdated: 0,
+        newestDate: '2026-05-11',
+        error: null,
+      },
+      {
+        polledAt: minutes(0),
+        durationMs: 120_000,
+        reason: 'catch-up',
+        expectedDate: '2026-05-12',
+        outcome: 'FAILED',
+        sources: [feedUrl],
+        daysStored: 0,
+        daysUpdated: 0,
+        newestDate: null,
+        error: expect.stringContaining(`Cannot read ${feedUrl}`),
+      },
     ]);
     expect(nodes[2].error).toContain('500');
   });
@@ -76,7 +131,9 @@ describe('rbaPolls', () => {
   it('filters by outcome and by Sydney date', async () => {
     expect((await polls('from: "2026-05-12", to: "2026-05-12", outcome: FAILED', 'outcome')).edges).toEqual([{ node: { outcome: 'FAILED' } }]);
     // 2026-05-01 06:00 UTC is 16:00 on the 1st in Sydney
-    expect((await polls('from: "2026-04-01", to: "2026-05-11"', 'sources expectedDate')).edges).toEqual([{ node: { sources: ['recent'], expectedDate: '2026-05-01' } }]);
+    expect((await polls('from: "2026-04-01", to: "2026-05-11"', 'sources expectedDate')).edges).toEqual([
+      { node: { sources: ['recent'], expectedDate: '2026-05-01' } },
+    ]);
   });
 
   it('prunes the polls older than 90 days as it records new ones', async () => {

@@ -8,7 +8,9 @@ import { schema } from '../../src/schema/index.js';
 import { appForFile } from '../support/app.js';
 
 const DIR = new URL('../../docs/operations/', import.meta.url);
-const files = readdirSync(DIR).filter((name) => name.endsWith('.graphql')).sort();
+const files = readdirSync(DIR)
+  .filter((name) => name.endsWith('.graphql'))
+  .sort();
 const VARIABLES = { from: '2026-05-01', to: '2026-05-31' };
 
 const t = appForFile();

@@ -38,7 +38,10 @@ const usage = async (args: string, selection: string) => {
 
 describe('usage', () => {
   it('groups by Sydney day, account, endpoint and outcome, exactly', async () => {
-    const report = await usage('from: "2026-05-01", to: "2026-05-31", groupBy: [DAY, ACCOUNT, ENDPOINT, OUTCOME]', 'totalRequests groups { edges { node { day accountEmail endpoint outcome requests plan } } }');
+    const report = await usage(
+      'from: "2026-05-01", to: "2026-05-31", groupBy: [DAY, ACCOUNT, ENDPOINT, OUTCOME]',
+      'totalRequests groups { edges { node { day accountEmail endpoint outcome requests plan } } }',
+    );
     expect(report.totalRequests).toBe(8);
     // ordered by day, then account id (random): compared as a set, with the days in order
     const nodes = report.groups.edges.map((e: { node: { day: string } }) => e.node);
@@ -60,11 +63,14 @@ describe('usage', () => {
       { node: { plan: 'professional', requests: 4 } },
       { node: { plan: 'starter', requests: 4 } },
     ]);
-    expect((await usage('from: "2026-05-01", to: "2026-05-31", groupBy: [WEEK, MONTH]', 'groups { edges { node { week month requests } } }')).groups.edges).toEqual([
-      { node: { week: '2026-05-11', month: '2026-05-01', requests: 8 } },
-    ]);
+    expect(
+      (await usage('from: "2026-05-01", to: "2026-05-31", groupBy: [WEEK, MONTH]', 'groups { edges { node { week month requests } } }')).groups.edges,
+    ).toEqual([{ node: { week: '2026-05-11', month: '2026-05-01', requests: 8 } }]);
     // the busiest first: on the 12th, the professional account (4) before the starter one (1)
-    const top = await usage('from: "2026-05-12", to: "2026-05-12", groupBy: [ACCOUNT], orderBy: REQUESTS_DESC', 'groups(first: 1) { edges { node { accountEmail keyPrefix requests } } pageInfo { hasNextPage } }');
+    const top = await usage(
+      'from: "2026-05-12", to: "2026-05-12", groupBy: [ACCOUNT], orderBy: REQUESTS_DESC',
+      'groups(first: 1) { edges { node { accountEmail keyPrefix requests } } pageInfo { hasNextPage } }',
+    );
     expect(top.groups).toEqual({ edges: [{ node: { accountEmail: emails.pro, keyPrefix: null, requests: 4 } }], pageInfo: { hasNextPage: true } });
     // the 13th alone:
     const thirteenth = await usage('from: "2026-05-13", to: "2026-05-13", groupBy: [KEY]', 'totalRequests groups { edges { node { keyPrefix requests } } }');
@@ -74,7 +80,10 @@ describe('usage', () => {
 
   it('by account over ranges cut into whole months and the days around them, the same counts', async () => {
     const byAccount = async (from: string, to: string) =>
-      (await usage(`from: "${from}", to: "${to}", groupBy: [ACCOUNT, MONTH], orderBy: REQUESTS_DESC`, 'totalRequests groups { edges { node { accountEmail month requests } } }')) as object;
+      (await usage(
+        `from: "${from}", to: "${to}", groupBy: [ACCOUNT, MONTH], orderBy: REQUESTS_DESC`,
+        'totalRequests groups { edges { node { accountEmail month requests } } }',
+      )) as object;
     const may = [
       { node: { accountEmail: emails.pro, month: '2026-05-01', requests: 4 } },
       { node: { accountEmail: emails.starter, month: '2026-05-01', requests: 4 } },
@@ -88,18 +97,28 @@ describe('usage', () => {
     expect(soFar.totalRequests).toBe(8);
     expect(bySortedJson(soFar.groups.edges)).toEqual(bySortedJson(may));
     // the 13th onwards: days of May, then June whole
-    expect(await byAccount('2026-05-13', '2026-06-30')).toEqual({ totalRequests: 3, groups: { edges: [{ node: { accountEmail: emails.starter, month: '2026-05-01', requests: 3 } }] } });
+    expect(await byAccount('2026-05-13', '2026-06-30')).toEqual({
+      totalRequests: 3,
+      groups: { edges: [{ node: { accountEmail: emails.starter, month: '2026-05-01', requests: 3 } }] },
+    });
     // up to the 12th: April whole, then days of May
     expect(await byAccount('2026-04-01', '2026-05-12')).toEqual({
       totalRequests: 5,
-      groups: { edges: [{ node: { accountEmail: emails.pro, month: '2026-05-01', requests: 4 } }, { node: { accountEmail: emails.starter, month: '2026-05-01', requests: 1 } }] },
+      groups: {
+        edges: [
+          { node: { accountEmail: emails.pro, month: '2026-05-01', requests: 4 } },
+          { node: { accountEmail: emails.starter, month: '2026-05-01', requests: 1 } },
+        ],
+      },
     });
   });
 
   it('pages with cursors across page boundaries, every group once', async () => {
     const selection = (after: string | null) =>
       `groups(first: 2${after ? `, after: "${after}"` : ''}) { edges { cursor node { day endpoint outcome requests } } pageInfo { hasNextPage endCursor } }`;
-    const all = (await usage('from: "2026-05-01", to: "2026-05-31", groupBy: [DAY, ENDPOINT, OUTCOME]', 'groups { edges { node { day endpoint outcome requests } } }')).groups.edges;
+    const all = (
+      await usage('from: "2026-05-01", to: "2026-05-31", groupBy: [DAY, ENDPOINT, OUTCOME]', 'groups { edges { node { day endpoint outcome requests } } }')
+    ).groups.edges;
     expect(all).toHaveLength(6);
     const paged = [];
     let after: string | null = null;
@@ -114,8 +133,15 @@ describe('usage', () => {
 
   it(`refuses a page larger than ${MAX_PAGE_SIZE}, a cursor it did not give out, a reversed range and a range over three years`, async () => {
     // a page size in a variable escapes the cost limit's multiplier; the page limit still holds
-    const tooBig = await t.operatorText('query($n: Int) { usage(from: "2026-05-01", to: "2026-05-31") { groups(first: $n) { edges { cursor } } } }', { n: MAX_PAGE_SIZE + 1 });
-    expect(tooBig.errors).toEqual([expect.objectContaining({ message: `first must be between 0 and ${MAX_PAGE_SIZE} (got ${MAX_PAGE_SIZE + 1}); page on with the cursor`, extensions: { code: 'bad_request' } })]);
+    const tooBig = await t.operatorText('query($n: Int) { usage(from: "2026-05-01", to: "2026-05-31") { groups(first: $n) { edges { cursor } } } }', {
+      n: MAX_PAGE_SIZE + 1,
+    });
+    expect(tooBig.errors).toEqual([
+      expect.objectContaining({
+        message: `first must be between 0 and ${MAX_PAGE_SIZE} (got ${MAX_PAGE_SIZE + 1}); page on with the cursor`,
+        extensions: { code: 'bad_request' },
+      }),
+    ]);
     const forged = await t.operatorText('{ usage(from: "2026-05-01", to: "2026-05-31") { groups(after: "x\\u0000y") { edges { cursor } } } }');
     expect(forged.errors?.[0]).toMatchObject({ message: 'after is not a cursor this service gave out', extensions: { code: 'bad_request' } });
     const reversed = await t.operatorText('{ usage(from: "2026-05-31", to: "2026-05-01") { totalRequests } }');
@@ -129,7 +155,11 @@ describe('usage', () => {
     const { createContext } = await import('../../src/schema/context.js');
     const { execute, parse } = await import('graphql');
     const { schema } = await import('../../src/schema/index.js');
-    const result = await execute({ schema, document: parse('{ usage(from: "2026-05-01", to: "2026-05-31") { totalRequests } }'), contextValue: createContext(t.app.services, { kind: 'apiKey', accountId: 'a', keyId: 'k', plan: 'enterprise', billingDay: 1 }) });
+    const result = await execute({
+      schema,
+      document: parse('{ usage(from: "2026-05-01", to: "2026-05-31") { totalRequests } }'),
+      contextValue: createContext(t.app.services, { kind: 'apiKey', accountId: 'a', keyId: 'k', plan: 'enterprise', billingDay: 1 }),
+    });
     expect(result.errors?.[0]?.message).toBe('This operation is for the operator only');
   });
 });

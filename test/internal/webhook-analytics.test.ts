@@ -17,13 +17,22 @@ describe.skipIf(!OPENSSL_AVAILABLE)('webhookHealth', () => {
   const { receiver, startApp } = useWebhookReceiver();
 
   it('counts deliveries, attempts and outcomes overall and per subscription; lists the failing ones', async () => {
-    const app = await startApp({ now: '2026-05-13T07:00:00.000Z', config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }, webhookNetwork: { ca: [receiver.ca], timeoutMs: 2_000 } });
+    const app = await startApp({
+      now: '2026-05-13T07:00:00.000Z',
+      config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+      webhookNetwork: { ca: [receiver.ca], timeoutMs: 2_000 },
+    });
     const email = 'hooks@example.test';
     const key = await app.createKey('business', email);
     await app.importTable({ format: 'csv', publicationDate: null, days: [{ date: '2026-05-11', rates: { USD: '0.6543' } }] });
     const ids: Record<string, string> = {};
     for (const path of ['/ok', '/broken']) {
-      const res = await app.json('/api/webhook-subscriptions', { key, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: { url: receiver.url(path) } });
+      const res = await app.json('/api/webhook-subscriptions', {
+        key,
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: { url: receiver.url(path) },
+      });
       expect(res.status).toBe(200);
       receiver.setSecret(path, res.body.signingSecret);
       ids[path] = res.body.subscription.id;
@@ -82,10 +91,36 @@ describe.skipIf(!OPENSSL_AVAILABLE)('webhookHealth', () => {
     expect(attempts.map((a) => a.event).sort()).toEqual(['rates.published', 'rates.published', 'rates.test']);
     const published = attempts.filter((a) => a.event === 'rates.published');
     const latency = await app.operator(
-      graphql(`{
-        all: webhookHealth(from: "2026-05-01", to: "2026-05-31") { latency { attempts p50Ms p95Ms } subscriptions { edges { node { id latency { attempts p50Ms p95Ms } } } } }
-        before: webhookHealth(from: "2026-05-01", to: "2026-05-11") { latency { attempts p50Ms p95Ms } }
-      }`),
+      graphql(`
+        {
+          all: webhookHealth(from: "2026-05-01", to: "2026-05-31") {
+            latency {
+              attempts
+              p50Ms
+              p95Ms
+            }
+            subscriptions {
+              edges {
+                node {
+                  id
+                  latency {
+                    attempts
+                    p50Ms
+                    p95Ms
+                  }
+                }
+              }
+            }
+          }
+          before: webhookHealth(from: "2026-05-01", to: "2026-05-11") {
+            latency {
+              attempts
+              p50Ms
+              p95Ms
+            }
+          }
+        }
+      `),
     );
     expect(latency.errors).toBeUndefined();
     const durations = published.map((a) => a.duration_ms);

@@ -70,7 +70,14 @@ async function appWithHistory(workbook: (count: number) => Answer, feed: (count:
 }
 
 const count = async (t: TestApp, table: 'webhook_deliveries' | 'rates' | 'history_imports') =>
-  Number((await t.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await t.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('history workbooks', () => {
   it('a fresh store gets 2018–2022 at catch-up while the feed and CSV fail; no publication; fetched once', async () => {

@@ -32,7 +32,9 @@ export async function startRbaServer(): Promise<RbaServer> {
     counts.set(path, count + 1);
     const route = routes.get(path);
     const answer = route ? route(count) : failure(404);
-    res.writeHead(answer.status, { 'Content-Type': answer.type ?? 'application/octet-stream', 'Content-Length': Buffer.byteLength(answer.body) }).end(answer.body);
+    res
+      .writeHead(answer.status, { 'Content-Type': answer.type ?? 'application/octet-stream', 'Content-Length': Buffer.byteLength(answer.body) })
+      .end(answer.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

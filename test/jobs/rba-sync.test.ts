@@ -160,7 +160,11 @@ describe('syncRates from URLs (a loopback server)', () => {
   });
 
   it('malformed content over HTTP stores nothing; through the operator mutation it is an rba_source_failed error', async () => {
-    server.route('/garbled.xml', () => ({ status: 200, body: '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><channel>', type: 'application/rss+xml' }));
+    server.route('/garbled.xml', () => ({
+      status: 200,
+      body: '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><channel>',
+      type: 'application/rss+xml',
+    }));
     const t = await app({ rss: server.url('/garbled.xml'), csv: CSV });
     const result = await t.operator(graphql('mutation($s: Text) { syncRates(source: $s) { sources inserted } }'), { s: server.url('/garbled.xml') });
     expect(result.data).toBeNull();

@@ -2,15 +2,7 @@
 // needed, when the next polling run starts (croner, Sydney time with daylight saving, NSW
 // holidays), the backoff sequence and the end of the polling window; and when a poll reads the CSV.
 import { describe, expect, it } from 'vitest';
-import {
-  backoffDelay,
-  DEFAULT_BACKOFF,
-  expectedDay,
-  nextAttemptDelay,
-  nextPollStart,
-  pollDeadline,
-  pollNeeded,
-} from '../../src/jobs/rba-scheduler.js';
+import { backoffDelay, DEFAULT_BACKOFF, expectedDay, nextAttemptDelay, nextPollStart, pollDeadline, pollNeeded } from '../../src/jobs/rba-scheduler.js';
 import { latestDueDate } from '../../src/domain/calendar.js';
 import { csvNeeded } from '../../src/jobs/rba-sync.js';
 

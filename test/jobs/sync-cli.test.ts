@@ -34,32 +34,36 @@ afterAll(async () => {
 });
 
 describe('cli sync with no service running', () => {
-  it('a file (relative path) is read, stored and summarised; then the configured feed brings the next day; a missing file is refused', { timeout: 90_000 }, async () => {
-    const relativeCsv = relative(ROOT, CSV); // runCli runs in ROOT
-    const first = await runCli(['sync', relativeCsv], direct.env);
-    expect(succeeded(first)).toEqual({
-      sources: [CSV],
-      days: 8,
-      inserted: 8,
-      updated: 0,
-      published: '2026-05-11',
-      deliveries: 0,
-      newestDate: '2026-05-11',
-    });
-    expect(Object.keys(oneJson(first))).toEqual(['sources', 'days', 'inserted', 'updated', 'published', 'deliveries', 'newestDate']);
-    expect(await direct.counts()).toMatchObject({ rates: 5 * 19 + 3 * 20, publications: 1 });
+  it(
+    'a file (relative path) is read, stored and summarised; then the configured feed brings the next day; a missing file is refused',
+    { timeout: 90_000 },
+    async () => {
+      const relativeCsv = relative(ROOT, CSV); // runCli runs in ROOT
+      const first = await runCli(['sync', relativeCsv], direct.env);
+      expect(succeeded(first)).toEqual({
+        sources: [CSV],
+        days: 8,
+        inserted: 8,
+        updated: 0,
+        published: '2026-05-11',
+        deliveries: 0,
+        newestDate: '2026-05-11',
+      });
+      expect(Object.keys(oneJson(first))).toEqual(['sources', 'days', 'inserted', 'updated', 'published', 'deliveries', 'newestDate']);
+      expect(await direct.counts()).toMatchObject({ rates: 5 * 19 + 3 * 20, publications: 1 });
 
-    const feed = succeeded(await runCli(['sync'], { ...direct.env, RBA_RSS_URL: RSS_MAY_12, RBA_CSV_URL: CSV }));
-    expect(feed).toEqual({ sources: [RSS_MAY_12], days: 1, inserted: 1, updated: 0, published: '2026-05-12', deliveries: 0, newestDate: '2026-05-12' });
+      const feed = succeeded(await runCli(['sync'], { ...direct.env, RBA_RSS_URL: RSS_MAY_12, RBA_CSV_URL: CSV }));
+      expect(feed).toEqual({ sources: [RSS_MAY_12], days: 1, inserted: 1, updated: 0, published: '2026-05-12', deliveries: 0, newestDate: '2026-05-12' });
 
-    const missing = await runCli(['sync', 'test/fixtures/rba/no-such-file.csv'], direct.env);
-    expect(missing.code).toBe(1);
-    const output = oneJson(missing);
-    expect(Object.keys(output)).toEqual(['error']);
-    expect(output.error).toContain(fixturePath('no-such-file.csv'));
-    expect(output.error).toContain('ENOENT');
-    expect(await direct.counts()).toMatchObject({ rates: 5 * 19 + 3 * 20 + 20, publications: 2 });
-  });
+      const missing = await runCli(['sync', 'test/fixtures/rba/no-such-file.csv'], direct.env);
+      expect(missing.code).toBe(1);
+      const output = oneJson(missing);
+      expect(Object.keys(output)).toEqual(['error']);
+      expect(output.error).toContain(fixturePath('no-such-file.csv'));
+      expect(output.error).toContain('ENOENT');
+      expect(await direct.counts()).toMatchObject({ rates: 5 * 19 + 3 * 20 + 20, publications: 2 });
+    },
+  );
 });
 
 describe('cli sync while the service runs', () => {

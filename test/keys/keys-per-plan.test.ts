@@ -33,9 +33,10 @@ describe.concurrent('keys per plan', () => {
     expect(await statusOf(first.key)).toBe(200);
 
     // The old key is in use while the new one is made, so the service has it cached.
-    const second = succeeded(
-      await whileKeyInUse(service, first.key, () => runCli(['key', 'create', '--email', email], store.env)),
-    ) as { key: string; prefix: string };
+    const second = succeeded(await whileKeyInUse(service, first.key, () => runCli(['key', 'create', '--email', email], store.env))) as {
+      key: string;
+      prefix: string;
+    };
     expect(second.key).not.toBe(first.key);
     expect(second.prefix).not.toBe(first.prefix);
 

@@ -33,7 +33,7 @@ async function oldDayAnswer(key: string, allowed: boolean): Promise<void> {
 describe('cli account plan', () => {
   let second: string;
 
-  it('upgrades at once: the same key keeps working and reaches the new plan\'s history', { timeout: 60_000 }, async () => {
+  it("upgrades at once: the same key keeps working and reaches the new plan's history", { timeout: 60_000 }, async () => {
     expect(await statusOf(LATEST, first)).toBe(200);
     await oldDayAnswer(first, false);
 
@@ -44,7 +44,7 @@ describe('cli account plan', () => {
     await oldDayAnswer(first, true);
   });
 
-  it('follows the new plan\'s key rules: on Professional a new key is added beside the old one', async () => {
+  it("follows the new plan's key rules: on Professional a new key is added beside the old one", async () => {
     ({ key: second } = await createKeyVia(service, EMAIL));
     expect(await statusOf(LATEST, first)).toBe(200);
     expect(await statusOf(LATEST, second)).toBe(200);

@@ -38,7 +38,11 @@ describe('key creation when every suburb is taken', () => {
     for (let i = 0; i < names.length; i += 2000) {
       await t.db
         .insertInto('api_keys')
-        .values(names.slice(i, i + 2000).map((prefix) => ({ account_id: accountId, prefix, key_hash: `taken-${prefix}`, last_four: 'xxxx', status: 'revoked' as const })))
+        .values(
+          names
+            .slice(i, i + 2000)
+            .map((prefix) => ({ account_id: accountId, prefix, key_hash: `taken-${prefix}`, last_four: 'xxxx', status: 'revoked' as const })),
+        )
         .execute();
     }
   }, 60_000);

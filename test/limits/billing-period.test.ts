@@ -41,7 +41,7 @@ describe('billingPeriod', () => {
     expect(period(day, now)).toEqual({ start, resetsAt });
   });
 
-  it('works in UTC, whatever the offset of the instant\'s spelling', () => {
+  it("works in UTC, whatever the offset of the instant's spelling", () => {
     // 2026-05-15T09:30+10:00 is 2026-05-14T23:30Z: still the period before the 15th
     expect(period(15, '2026-05-15T09:30:00+10:00')).toEqual({ start: '2026-04-15', resetsAt: '2026-05-15T00:00:00.000Z' });
   });

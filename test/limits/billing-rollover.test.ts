@@ -23,13 +23,62 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { name: 'billing day 15', billingDay: 15, period: '2026-04-15', before: '2026-05-14T23:59:59Z', reset: '2026-05-15T00:00:00.000Z', nextReset: '2026-06-15T00:00:00.000Z' },
-  { name: 'billing day 31 in June resets on the 30th', billingDay: 31, period: '2026-05-31', before: '2026-06-29T23:59:59Z', reset: '2026-06-30T00:00:00.000Z', nextReset: '2026-07-31T00:00:00.000Z' },
-  { name: 'billing day 31 in February resets on the 28th', billingDay: 31, period: '2026-01-31', before: '2026-02-27T23:59:59Z', reset: '2026-02-28T00:00:00.000Z', nextReset: '2026-03-31T00:00:00.000Z' },
-  { name: 'billing day 31 in a leap February resets on the 29th', billingDay: 31, period: '2028-01-31', before: '2028-02-28T23:59:59Z', reset: '2028-02-29T00:00:00.000Z', nextReset: '2028-03-31T00:00:00.000Z' },
-  { name: 'billing day 30 in February resets on the 28th', billingDay: 30, period: '2027-01-30', before: '2027-02-27T23:59:59Z', reset: '2027-02-28T00:00:00.000Z', nextReset: '2027-03-30T00:00:00.000Z' },
-  { name: 'billing day 5 across the new year', billingDay: 5, period: '2026-12-05', before: '2027-01-04T23:59:59Z', reset: '2027-01-05T00:00:00.000Z', nextReset: '2027-02-05T00:00:00.000Z' },
-  { name: 'billing day 1 on 1 January', billingDay: 1, period: '2026-12-01', before: '2026-12-31T23:59:59Z', reset: '2027-01-01T00:00:00.000Z', nextReset: '2027-02-01T00:00:00.000Z' },
+  {
+    name: 'billing day 15',
+    billingDay: 15,
+    period: '2026-04-15',
+    before: '2026-05-14T23:59:59Z',
+    reset: '2026-05-15T00:00:00.000Z',
+    nextReset: '2026-06-15T00:00:00.000Z',
+  },
+  {
+    name: 'billing day 31 in June resets on the 30th',
+    billingDay: 31,
+    period: '2026-05-31',
+    before: '2026-06-29T23:59:59Z',
+    reset: '2026-06-30T00:00:00.000Z',
+    nextReset: '2026-07-31T00:00:00.000Z',
+  },
+  {
+    name: 'billing day 31 in February resets on the 28th',
+    billingDay: 31,
+    period: '2026-01-31',
+    before: '2026-02-27T23:59:59Z',
+    reset: '2026-02-28T00:00:00.000Z',
+    nextReset: '2026-03-31T00:00:00.000Z',
+  },
+  {
+    name: 'billing day 31 in a leap February resets on the 29th',
+    billingDay: 31,
+    period: '2028-01-31',
+    before: '2028-02-28T23:59:59Z',
+    reset: '2028-02-29T00:00:00.000Z',
+    nextReset: '2028-03-31T00:00:00.000Z',
+  },
+  {
+    name: 'billing day 30 in February resets on the 28th',
+    billingDay: 30,
+    period: '2027-01-30',
+    before: '2027-02-27T23:59:59Z',
+    reset: '2027-02-28T00:00:00.000Z',
+    nextReset: '2027-03-30T00:00:00.000Z',
+  },
+  {
+    name: 'billing day 5 across the new year',
+    billingDay: 5,
+    period: '2026-12-05',
+    before: '2027-01-04T23:59:59Z',
+    reset: '2027-01-05T00:00:00.000Z',
+    nextReset: '2027-02-05T00:00:00.000Z',
+  },
+  {
+    name: 'billing day 1 on 1 January',
+    billingDay: 1,
+    period: '2026-12-01',
+    before: '2026-12-31T23:59:59Z',
+    reset: '2027-01-01T00:00:00.000Z',
+    nextReset: '2027-02-01T00:00:00.000Z',
+  },
 ];
 
 describe('the quota resets on the billing day at 00:00 UTC', () => {

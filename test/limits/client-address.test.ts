@@ -88,7 +88,11 @@ describe('identifyPeer', () => {
     expect(identifyPeer('10.0.0.1', '1.2.3.4,198.51.100.7, 10.0.0.2 ,192.0.2.1', proxies).client).toBe('198.51.100.7');
     expect(identifyPeer('::ffff:10.0.0.1', '::ffff:198.51.100.7', proxies).client).toBe('198.51.100.7');
     expect(identifyPeer('192.0.2.1', '2001:db8:5:6::1', proxies).client).toBe('2001:db8:5:6::/64');
-    expect(identifyPeer('2001:db8:ffff:1::1', '[2001:db8:5:6::2]', proxies)).toEqual({ client: '2001:db8:5:6::/64', socketLoopback: false, viaTrustedProxy: true });
+    expect(identifyPeer('2001:db8:ffff:1::1', '[2001:db8:5:6::2]', proxies)).toEqual({
+      client: '2001:db8:5:6::/64',
+      socketLoopback: false,
+      viaTrustedProxy: true,
+    });
   });
 
   it('from a trusted proxy without X-Forwarded-For, or with only trusted hops, the client is the nearest of them', () => {

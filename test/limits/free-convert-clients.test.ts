@@ -49,12 +49,7 @@ describe('clients are counted apart', () => {
   });
 
   it('::ffff:203.0.113.7 is the same client as 203.0.113.7', async () => {
-    expect(await sequence([from('::ffff:203.0.113.7'), from('203.0.113.7'), from('::ffff:cb00:7107'), from('203.0.113.7')])).toEqual([
-      2,
-      1,
-      0,
-      'limited',
-    ]);
+    expect(await sequence([from('::ffff:203.0.113.7'), from('203.0.113.7'), from('::ffff:cb00:7107'), from('203.0.113.7')])).toEqual([2, 1, 0, 'limited']);
   });
 
   it('IPv6 addresses in one /64 share a window; another /64 has its own', async () => {

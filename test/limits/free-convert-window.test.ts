@@ -42,7 +42,7 @@ function expectLimited(res: { status: number; body: any; headers: Headers }, sec
 }
 
 describe('keyless /convert', () => {
-  it('3 requests with Remaining 2, 1, 0, then 429 with N = seconds to the window\'s end', async () => {
+  it("3 requests with Remaining 2, 1, 0, then 429 with N = seconds to the window's end", async () => {
     const client = newClient();
     const reset = at(NOW, 3600); // 04:17:23Z: the window opened with the first request, not on the hour
     expectAllowed(await t.json(CONVERT, client), 2, reset);

@@ -62,7 +62,7 @@ describe('plain HTTP from a public address', () => {
     expect(await remainingAfterOne(t, key)).toBe(before - 1);
   });
 
-  it('an untrusted peer\'s X-Forwarded-Proto: https does not help, nor a forwarded loopback address', async () => {
+  it("an untrusted peer's X-Forwarded-Proto: https does not help, nor a forwarded loopback address", async () => {
     expectHttpsRequired(await t.json('/symbols', plain('203.0.113.5', { 'X-Forwarded-Proto': 'https' })));
     expectHttpsRequired(await t.json('/symbols', plain('203.0.113.5', { 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': '127.0.0.1' })));
     expectHttpsRequired(await t.json('/symbols', plain('10.0.0.1', { 'X-Forwarded-For': '127.0.0.1' })));

@@ -17,7 +17,13 @@ describe('a paid plan at its monthly quota', () => {
   it('is 429 rate_limit_exceeded with the quota, the next billing cycle, Retry-After and Remaining 0', async () => {
     expect(SECONDS_TO_RESET).toBe(680_400);
     const { email, key } = await account(t, 'professional', { billingDay: BILLING_DAY, used: 50_000, period: PERIOD });
-    for (const path of ['/latest', '/latest/USD', '/2026-05-11', '/timeseries?start_date=2026-05-04&end_date=2026-05-08', '/convert?from=USD&to=EUR&amount=1']) {
+    for (const path of [
+      '/latest',
+      '/latest/USD',
+      '/2026-05-11',
+      '/timeseries?start_date=2026-05-04&end_date=2026-05-08',
+      '/convert?from=USD&to=EUR&amount=1',
+    ]) {
       const res = await t.json(path, { key });
       expectError(res, 429, 'rate_limit_exceeded');
       expect(res.body.error.info).toMatch(/50,?000/);

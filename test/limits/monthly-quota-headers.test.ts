@@ -148,7 +148,7 @@ describe('what counts', () => {
     expect((await stored(t, email)).used).toBe(5);
   });
 
-  it('a count from an earlier period is not this period\'s: it starts again', async () => {
+  it("a count from an earlier period is not this period's: it starts again", async () => {
     const { email, key } = await account(t, 'starter', { billingDay: BILLING_DAY, used: 4_000, period: '2026-03-20' });
     expect(await remainingAfterOne(t, key)).toBe(4_999);
     expect(await stored(t, email)).toEqual({ used: 1, period: PERIOD, billingDay: BILLING_DAY });
@@ -156,4 +156,3 @@ describe('what counts', () => {
     expect(await remainingAfterOne(t, key)).toBe(999);
   });
 });
-

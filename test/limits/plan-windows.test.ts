@@ -34,7 +34,7 @@ describe('Free: latest rates only', () => {
     expectError(await get('free', path), 403, 'plan_restricted', info);
   });
 
-  it('a date beyond Starter\'s 30 days names Professional, the first plan that reaches it', async () => {
+  it("a date beyond Starter's 30 days names Professional, the first plan that reaches it", async () => {
     const res = await get('free', '/2025-01-06');
     expectError(res, 403, 'plan_restricted', /Free plan gives no historical rates.*the Professional plan allows it \(full history from 2018\)/);
   });
@@ -105,7 +105,12 @@ describe('Starter: the last 30 days, time series of up to 7 days', () => {
     expect(ok.status).toBe(200);
     expect(Object.keys(ok.body.rates)).toEqual(['2026-05-04', '2026-05-05', '2026-05-06', '2026-05-07', '2026-05-08', '2026-05-11']);
     const tooLong = await series('starter', '2026-05-04', '2026-05-12');
-    expectError(tooLong, 403, 'plan_restricted', /^The Starter plan allows time series of up to 7 days; 2026-05-04 to 2026-05-12 spans 8; the Professional plan allows up to 90 days$/);
+    expectError(
+      tooLong,
+      403,
+      'plan_restricted',
+      /^The Starter plan allows time series of up to 7 days; 2026-05-04 to 2026-05-12 spans 8; the Professional plan allows up to 90 days$/,
+    );
   });
 
   it('a one-day range (start = end) and a range starting exactly at today − 30 are served', async () => {
@@ -135,7 +140,12 @@ describe('Professional, Business, Enterprise: full history, 90 / 365 / 365 days'
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ start_date: '2025-01-01', end_date: '2025-04-01', timeseries: true });
     const tooLong = await series('professional', '2025-01-01', '2025-04-02');
-    expectError(tooLong, 403, 'plan_restricted', /^The Professional plan allows time series of up to 90 days; 2025-01-01 to 2025-04-02 spans 91; the Business plan allows up to 365 days$/);
+    expectError(
+      tooLong,
+      403,
+      'plan_restricted',
+      /^The Professional plan allows time series of up to 90 days; 2025-01-01 to 2025-04-02 spans 91; the Business plan allows up to 365 days$/,
+    );
   });
 
   it.each(['business', 'enterprise'] as const)('%s: 365 days served, 366 is 403', async (plan) => {

@@ -39,7 +39,7 @@ describe('several keys of one account', () => {
 });
 
 describe('a plan change', () => {
-  it('upgrade: the new limit applies at once, the period\'s count is kept, the same key works', async () => {
+  it("upgrade: the new limit applies at once, the period's count is kept, the same key works", async () => {
     const { email, key } = await account(t, 'starter', { billingDay: BILLING_DAY, used: 5_000, period: PERIOD });
     expectError(await t.json('/latest', { key }), 429, 'rate_limit_exceeded', /5,?000/);
     await setPlan(t, email, 'professional');
@@ -66,12 +66,11 @@ describe('a plan change', () => {
     await setPlan(t, email, 'business');
     expect(await remainingAfterOne(t, key)).toBe(500_000 - 60_001);
   });
-
 });
 
 // D35: Free's allowance is a count of its own, apart from the paid plans' monthly count.
 describe('a plan change to or from Free', () => {
-  it('Free → paid starts the paid plan\'s first period at 0, and Free\'s count stays as it stood', async () => {
+  it("Free → paid starts the paid plan's first period at 0, and Free's count stays as it stood", async () => {
     const { email, key } = await account(t, 'free', { billingDay: BILLING_DAY, used: 250 });
     expectMonthly((await t.request('/latest', { key })).headers, 300, 49, null);
     await setPlan(t, email, 'starter');
@@ -81,7 +80,7 @@ describe('a plan change to or from Free', () => {
     expect(await storedCounts(t, email)).toMatchObject({ freeUsed: 251, monthlyUsed: 1, period: PERIOD });
   });
 
-  it('Free → paid starts at 0 even after a paid month\'s count was carried to Free and back', async () => {
+  it("Free → paid starts at 0 even after a paid month's count was carried to Free and back", async () => {
     const { email, key } = await account(t, 'professional', { billingDay: BILLING_DAY, used: 1_000, period: PERIOD });
     await setPlan(t, email, 'free');
     expect((await t.request('/latest', { key })).status).toBe(200);
@@ -90,7 +89,7 @@ describe('a plan change to or from Free', () => {
     expect(await storedCounts(t, email)).toMatchObject({ freeUsed: 1, monthlyUsed: 1 });
   });
 
-  it('paid → Free continues Free\'s own lifetime count; the paid count is left as it was', async () => {
+  it("paid → Free continues Free's own lifetime count; the paid count is left as it was", async () => {
     const { email, key } = await account(t, 'free', { billingDay: BILLING_DAY, used: 120 });
     await setPlan(t, email, 'professional');
     for (let i = 0; i < 5; i++) expect((await t.request('/latest', { key })).status).toBe(200);

@@ -66,21 +66,20 @@ describe(`${N} simultaneous keyed requests`, () => {
     const { email, key } = await account(t, 'professional', { billingDay: BILLING_DAY, used: 49_985, period: PERIOD });
     const keys = [key, await anotherKey(t, email), await anotherKey(t, email)];
     const paths = ['/latest', '/latest/USD', '/2026-05-11', '/convert?from=USD&to=EUR&amount=5'];
-    const answers = await Promise.all(
-      Array.from({ length: N }, (_, i) => answer(t.request(paths[i % paths.length]!, { key: keys[i % keys.length]! }))),
-    );
+    const answers = await Promise.all(Array.from({ length: N }, (_, i) => answer(t.request(paths[i % paths.length]!, { key: keys[i % keys.length]! }))));
     expectExactly(answers, 15);
     expect((await stored(t, email)).used).toBe(50_000);
   });
 
   it('mixed with failing requests, which take nothing', async () => {
     const { email, key } = await account(t, 'starter', { billingDay: BILLING_DAY, used: 4_990, period: PERIOD });
-    const answers = await Promise.all(
-      Array.from({ length: N }, (_, i) => answer(t.request(i % 2 === 0 ? '/latest' : '/2026-05-10', { key }))),
-    );
+    const answers = await Promise.all(Array.from({ length: N }, (_, i) => answer(t.request(i % 2 === 0 ? '/latest' : '/2026-05-10', { key }))));
     const notFound = answers.filter((a) => a.status === 404);
     expect(notFound).toHaveLength(N / 2);
-    expectExactly(answers.filter((a) => a.status !== 404), 10);
+    expectExactly(
+      answers.filter((a) => a.status !== 404),
+      10,
+    );
     expect((await stored(t, email)).used).toBe(5_000);
   });
 });
@@ -140,7 +139,8 @@ describe('two processes whose clocks straddle a billing date', () => {
       expect([200, 429]).toContain(late.status);
       const row = await stored(t, email);
       expect(row.period, `the lagging request answered ${late.status} and stored ${JSON.stringify(row)}`).toBe('2026-05-20');
-      if (late.status === 200) expect(row.used).toBe(2); // counted in the current period
+      if (late.status === 200)
+        expect(row.used).toBe(2); // counted in the current period
       else expect(row.used).toBe(1);
       const next = await answer(t.request('/latest', { key }));
       expect(next.remaining).toBe(5_000 - row.used - 1);

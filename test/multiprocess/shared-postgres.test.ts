@@ -39,10 +39,9 @@ describe.skipIf(!process.env.DATABASE_URL)('three service processes sharing one 
 
   async function accountWithKey(email: string): Promise<{ key: string; prefix: string }> {
     await services[0]!.operator(graphql('mutation($e: EmailAddress!) { createAccount(email: $e, plan: professional) { id } }'), { e: email });
-    const { createApiKey } = await services[1]!.operator(
-      graphql('mutation($e: EmailAddress!) { createApiKey(email: $e) { key apiKey { prefix } } }'),
-      { e: email },
-    );
+    const { createApiKey } = await services[1]!.operator(graphql('mutation($e: EmailAddress!) { createApiKey(email: $e) { key apiKey { prefix } } }'), {
+      e: email,
+    });
     return { key: createApiKey.key, prefix: createApiKey.apiKey.prefix };
   }
 
@@ -74,9 +73,7 @@ describe.skipIf(!process.env.DATABASE_URL)('three service processes sharing one 
     expect(ok).toHaveLength(7);
     expect(answers.filter((a) => a.status === 429)).toHaveLength(293);
     expect(ok.map((a) => Number(a.headers.get('x-ratelimit-remaining-monthly'))).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6]);
-    const used = await store.withDb((db) =>
-      db.selectFrom('accounts').select('quota_used').where('email', '=', 'race@example.test').executeTakeFirstOrThrow(),
-    );
+    const used = await store.withDb((db) => db.selectFrom('accounts').select('quota_used').where('email', '=', 'race@example.test').executeTakeFirstOrThrow());
     expect(used.quota_used).toBe(LIMIT);
   });
 
@@ -121,13 +118,14 @@ describe.skipIf(!process.env.DATABASE_URL)('three service processes sharing one 
     const before = (await onEvery('/2026-05-11', key))[1]!.body.rates.USD as number;
     // Cut every listening connection, then store a correction while nobody listens.
     await store.withDb((db) =>
-      sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = ${LISTENER_APPLICATION_NAME}`.execute(db),
+      sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = ${LISTENER_APPLICATION_NAME}`.execute(
+        db,
+      ),
     );
     const corrected = (before + 0.0001).toFixed(4);
-    const result = await services[0]!.operator(
-      graphql('mutation($input: ImportRatesInput!) { importRates(input: $input) { updated } }'),
-      { input: { source: 'correction', format: 'csv', days: [{ date: '2026-05-11', rates: [{ code: 'USD', value: corrected }] }] } },
-    );
+    const result = await services[0]!.operator(graphql('mutation($input: ImportRatesInput!) { importRates(input: $input) { updated } }'), {
+      input: { source: 'correction', format: 'csv', days: [{ date: '2026-05-11', rates: [{ code: 'USD', value: corrected }] }] },
+    });
     expect(result.importRates.updated).toBe(1);
     // Each process reconnects within a second or two and then serves the corrected value.
     const deadline = Date.now() + 10_000;

@@ -58,117 +58,135 @@ function steadyLoad(service: RunningService, key: string, path = '/latest?symbol
   };
 }
 
-describe.skipIf(!process.env.DATABASE_URL)('store faults under load, on a Postgres server of the test\'s own (skipped without DATABASE_URL: needs initdb and pg_ctl)', () => {
-  let store: OwnPostgres;
-  let service: RunningService;
-  const dirs: string[] = [];
-  let accounts = 0;
+describe.skipIf(!process.env.DATABASE_URL)(
+  "store faults under load, on a Postgres server of the test's own (skipped without DATABASE_URL: needs initdb and pg_ctl)",
+  () => {
+    let store: OwnPostgres;
+    let service: RunningService;
+    const dirs: string[] = [];
+    let accounts = 0;
 
-  const env = () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'aud-rates-outage-'));
-    dirs.push(dataDir);
-    return { DATA_DIR: dataDir, DATABASE_URL: store.url };
-  };
+    const env = () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'aud-rates-outage-'));
+      dirs.push(dataDir);
+      return { DATA_DIR: dataDir, DATABASE_URL: store.url };
+    };
 
-  beforeAll(async () => {
-    store = await startOwnPostgres();
-    service = await startService(env());
-    await importFixtureVia(service, 'f11.1-data.csv');
-  }, 60_000);
+    beforeAll(async () => {
+      store = await startOwnPostgres();
+      service = await startService(env());
+      await importFixtureVia(service, 'f11.1-data.csv');
+    }, 60_000);
 
-  afterAll(async () => {
-    await service?.stop();
-    await store?.destroy();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  });
+    afterAll(async () => {
+      await service?.stop();
+      await store?.destroy();
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    });
 
-  async function newAccount(via: RunningService): Promise<{ email: string; key: string }> {
-    const email = `outage-${++accounts}@example.test`;
-    return { email, ...(await accountWithKeyVia(via, email, 'professional')) };
-  }
-
-  async function storedCount(email: string): Promise<number> {
-    const [row] = await store.query<{ quota_used: number }>('select quota_used from accounts where email = $1', [email]);
-    return Number(row!.quota_used);
-  }
-
-  const describeAnswers = (answers: Answer[]) =>
-    answers.map((a) => `+${a.sentAt - answers[0]!.sentAt}ms ${a.path} ${a.status}${a.type ? ` ${a.type}` : ''} in ${a.ms}ms`).join('\n');
-
-  it('stopped mid-load (pg_ctl stop -m immediate, then start): 503s within 2 s, recovery without a restart, 200s == stored count', { timeout: 60_000 }, async () => {
-    const { email, key } = await newAccount(service);
-    const load = steadyLoad(service, key);
-    await sleep(2_000);
-    await store.stop();
-    const stoppedAt = Date.now();
-    await sleep(4_000);
-    const startingAt = Date.now();
-    await store.start();
-    await load.recovered(15_000);
-    await sleep(2_000);
-    const answers = await load.stop();
-
-    const report = describeAnswers(answers);
-    const duringOutage = answers.filter((a) => a.sentAt >= stoppedAt && a.sentAt + a.ms < startingAt);
-    expect(duringOutage.length, report).toBeGreaterThan(20);
-    for (const a of duringOutage) expect({ status: a.status, type: a.type }, report).toEqual({ status: 503, type: 'service_unavailable' });
-    for (const a of answers) {
-      expect([200, 503], report).toContain(a.status);
-      expect(a.ms, report).toBeLessThan(BOUND_MS);
+    async function newAccount(via: RunningService): Promise<{ email: string; key: string }> {
+      const email = `outage-${++accounts}@example.test`;
+      return { email, ...(await accountWithKeyVia(via, email, 'professional')) };
     }
-    expect(answers.at(-1)!.status, report).toBe(200);
-    expect(await storedCount(email), report).toBe(answers.filter((a) => a.status === 200).length);
-  });
 
-  it('frozen mid-load (SIGSTOP to the server, then SIGCONT): keyed /latest and /status answer 503 within 2 s, then recover; 200s == stored count', { timeout: 60_000 }, async () => {
-    const { email, key } = await newAccount(service);
-    const load = steadyLoad(service, key);
-    await sleep(2_000);
-    store.freeze();
-    const frozenAt = Date.now();
-    let probes: Answer[];
-    try {
-      await sleep(2_500);
-      probes = await Promise.all([ask(service.publicUrl, '/status'), ask(service.publicUrl, '/latest', key), ask(service.publicUrl, '/convert?from=USD&to=EUR&amount=1')]);
-      await sleep(1_000);
-    } finally {
-      store.thaw();
+    async function storedCount(email: string): Promise<number> {
+      const [row] = await store.query<{ quota_used: number }>('select quota_used from accounts where email = $1', [email]);
+      return Number(row!.quota_used);
     }
-    const thawedAt = Date.now();
-    await load.recovered(15_000);
-    await sleep(2_000);
-    const answers = await load.stop();
 
-    const report = describeAnswers([...answers, ...probes]);
-    for (const probe of probes) {
-      expect(probe.status, report).toBe(503);
-      expect(probe.ms, report).toBeLessThan(BOUND_MS);
-    }
-    const duringFreeze = answers.filter((a) => a.sentAt >= frozenAt && a.sentAt + a.ms < thawedAt);
-    expect(duringFreeze.length, report).toBeGreaterThan(20);
-    for (const a of duringFreeze) expect({ status: a.status, type: a.type }, report).toEqual({ status: 503, type: 'service_unavailable' });
-    for (const a of answers) {
-      expect([200, 503], report).toContain(a.status);
-      expect(a.ms, report).toBeLessThan(BOUND_MS);
-    }
-    expect(answers.at(-1)!.status, report).toBe(200);
-    // Statements the frozen server held run when it wakes: the grants among them come too late to count.
-    await sleep(500);
-    expect(await storedCount(email), report).toBe(answers.filter((a) => a.status === 200).length);
-  });
+    const describeAnswers = (answers: Answer[]) =>
+      answers.map((a) => `+${a.sentAt - answers[0]!.sentAt}ms ${a.path} ${a.status}${a.type ? ` ${a.type}` : ''} in ${a.ms}ms`).join('\n');
 
-  it('a service process killed with SIGKILL mid-load: 200s == stored count', { timeout: 60_000 }, async () => {
-    const doomed = await startService(env());
-    const { email, key } = await newAccount(doomed);
-    const load = steadyLoad(doomed, key);
-    await sleep(3_000);
-    await doomed.stop('SIGKILL');
-    const answers = await load.stop();
+    it(
+      'stopped mid-load (pg_ctl stop -m immediate, then start): 503s within 2 s, recovery without a restart, 200s == stored count',
+      { timeout: 60_000 },
+      async () => {
+        const { email, key } = await newAccount(service);
+        const load = steadyLoad(service, key);
+        await sleep(2_000);
+        await store.stop();
+        const stoppedAt = Date.now();
+        await sleep(4_000);
+        const startingAt = Date.now();
+        await store.start();
+        await load.recovered(15_000);
+        await sleep(2_000);
+        const answers = await load.stop();
 
-    const report = describeAnswers(answers);
-    const ok = answers.filter((a) => a.status === 200).length;
-    expect(ok, report).toBeGreaterThan(10);
-    expect(answers.some((a) => typeof a.status === 'string'), report).toBe(true);
-    expect(await storedCount(email), report).toBe(ok);
-  });
-});
+        const report = describeAnswers(answers);
+        const duringOutage = answers.filter((a) => a.sentAt >= stoppedAt && a.sentAt + a.ms < startingAt);
+        expect(duringOutage.length, report).toBeGreaterThan(20);
+        for (const a of duringOutage) expect({ status: a.status, type: a.type }, report).toEqual({ status: 503, type: 'service_unavailable' });
+        for (const a of answers) {
+          expect([200, 503], report).toContain(a.status);
+          expect(a.ms, report).toBeLessThan(BOUND_MS);
+        }
+        expect(answers.at(-1)!.status, report).toBe(200);
+        expect(await storedCount(email), report).toBe(answers.filter((a) => a.status === 200).length);
+      },
+    );
+
+    it(
+      'frozen mid-load (SIGSTOP to the server, then SIGCONT): keyed /latest and /status answer 503 within 2 s, then recover; 200s == stored count',
+      { timeout: 60_000 },
+      async () => {
+        const { email, key } = await newAccount(service);
+        const load = steadyLoad(service, key);
+        await sleep(2_000);
+        store.freeze();
+        const frozenAt = Date.now();
+        let probes: Answer[];
+        try {
+          await sleep(2_500);
+          probes = await Promise.all([
+            ask(service.publicUrl, '/status'),
+            ask(service.publicUrl, '/latest', key),
+            ask(service.publicUrl, '/convert?from=USD&to=EUR&amount=1'),
+          ]);
+          await sleep(1_000);
+        } finally {
+          store.thaw();
+        }
+        const thawedAt = Date.now();
+        await load.recovered(15_000);
+        await sleep(2_000);
+        const answers = await load.stop();
+
+        const report = describeAnswers([...answers, ...probes]);
+        for (const probe of probes) {
+          expect(probe.status, report).toBe(503);
+          expect(probe.ms, report).toBeLessThan(BOUND_MS);
+        }
+        const duringFreeze = answers.filter((a) => a.sentAt >= frozenAt && a.sentAt + a.ms < thawedAt);
+        expect(duringFreeze.length, report).toBeGreaterThan(20);
+        for (const a of duringFreeze) expect({ status: a.status, type: a.type }, report).toEqual({ status: 503, type: 'service_unavailable' });
+        for (const a of answers) {
+          expect([200, 503], report).toContain(a.status);
+          expect(a.ms, report).toBeLessThan(BOUND_MS);
+        }
+        expect(answers.at(-1)!.status, report).toBe(200);
+        // Statements the frozen server held run when it wakes: the grants among them come too late to count.
+        await sleep(500);
+        expect(await storedCount(email), report).toBe(answers.filter((a) => a.status === 200).length);
+      },
+    );
+
+    it('a service process killed with SIGKILL mid-load: 200s == stored count', { timeout: 60_000 }, async () => {
+      const doomed = await startService(env());
+      const { email, key } = await newAccount(doomed);
+      const load = steadyLoad(doomed, key);
+      await sleep(3_000);
+      await doomed.stop('SIGKILL');
+      const answers = await load.stop();
+
+      const report = describeAnswers(answers);
+      const ok = answers.filter((a) => a.status === 200).length;
+      expect(ok, report).toBeGreaterThan(10);
+      expect(
+        answers.some((a) => typeof a.status === 'string'),
+        report,
+      ).toBe(true);
+      expect(await storedCount(email), report).toBe(ok);
+    });
+  },
+);

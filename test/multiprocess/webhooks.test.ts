@@ -96,7 +96,16 @@ describe.skipIf(!process.env.DATABASE_URL)('webhooks with two service processes 
           source: 'multiprocess test',
           format: 'csv',
           publicationDate: today,
-          days: [{ date: today, rates: [{ code: 'USD', value: '0.6512' }, { code: 'EUR', value: '0.6020' }, { code: 'JPY', value: '101.23' }] }],
+          days: [
+            {
+              date: today,
+              rates: [
+                { code: 'USD', value: '0.6512' },
+                { code: 'EUR', value: '0.6020' },
+                { code: 'JPY', value: '101.23' },
+              ],
+            },
+          ],
         },
       },
     );

@@ -26,8 +26,14 @@ describe('parseRbaCsv on the RBA download layout (f11.1-data.csv)', () => {
     expect(raw.endsWith('\n\n\n')).toBe(true);
     expect(table.format).toBe('csv');
     expect(table.days.map((d) => d.date)).toEqual([
-      '2023-01-03', '2023-01-04', '2023-12-20', '2023-12-21',
-      '2025-01-09', '2025-01-10', '2026-01-07', '2026-05-11',
+      '2023-01-03',
+      '2023-01-04',
+      '2023-12-20',
+      '2023-12-21',
+      '2025-01-09',
+      '2025-01-10',
+      '2026-01-07',
+      '2026-05-11',
     ]);
   });
 
@@ -39,9 +45,24 @@ describe('parseRbaCsv on the RBA download layout (f11.1-data.csv)', () => {
     expect(table.days[0]).toEqual({
       date: '2023-01-03',
       rates: {
-        USD: '0.6828', TWI: '61.40', CNY: '4.6994', JPY: '88.48', EUR: '0.6400', KRW: '867.16',
-        GBP: '0.5656', SGD: '0.9134', INR: '56.51', THB: '23.47', NZD: '1.0760', TWD: '20.97',
-        MYR: '2.9975', IDR: '10635', VND: '16039', HKD: '5.3316', CHF: '0.6310', PHP: '38.07',
+        USD: '0.6828',
+        TWI: '61.40',
+        CNY: '4.6994',
+        JPY: '88.48',
+        EUR: '0.6400',
+        KRW: '867.16',
+        GBP: '0.5656',
+        SGD: '0.9134',
+        INR: '56.51',
+        THB: '23.47',
+        NZD: '1.0760',
+        TWD: '20.97',
+        MYR: '2.9975',
+        IDR: '10635',
+        VND: '16039',
+        HKD: '5.3316',
+        CHF: '0.6310',
+        PHP: '38.07',
         SDR: '0.5131',
       },
     });
@@ -65,12 +86,24 @@ describe('parseRbaCsv on the RBA download layout (f11.1-data.csv)', () => {
   it('leaves out CAD before 21-Dec-2023 and CHF from 21-Dec-2023 to 09-Jan-2025', () => {
     const has = (code: 'CAD' | 'CHF') => table.days.map((d) => [d.date, code in d.rates]);
     expect(has('CAD')).toEqual([
-      ['2023-01-03', false], ['2023-01-04', false], ['2023-12-20', false], ['2023-12-21', true],
-      ['2025-01-09', true], ['2025-01-10', true], ['2026-01-07', true], ['2026-05-11', true],
+      ['2023-01-03', false],
+      ['2023-01-04', false],
+      ['2023-12-20', false],
+      ['2023-12-21', true],
+      ['2025-01-09', true],
+      ['2025-01-10', true],
+      ['2026-01-07', true],
+      ['2026-05-11', true],
     ]);
     expect(has('CHF')).toEqual([
-      ['2023-01-03', true], ['2023-01-04', true], ['2023-12-20', true], ['2023-12-21', false],
-      ['2025-01-09', false], ['2025-01-10', true], ['2026-01-07', true], ['2026-05-11', true],
+      ['2023-01-03', true],
+      ['2023-01-04', true],
+      ['2023-12-20', true],
+      ['2023-12-21', false],
+      ['2025-01-09', false],
+      ['2025-01-10', true],
+      ['2026-01-07', true],
+      ['2026-05-11', true],
     ]);
     expect(table.days[3]!.rates.CAD).toBe('0.8990');
     expect(table.days[5]!.rates.CHF).toBe('0.5671');
@@ -93,10 +126,26 @@ describe('parseRbaCsv on the spreadsheet re-save layout (f11.1-data-excel-resave
     expect(table.days.at(-1)).toEqual({
       date: '2025-10-31',
       rates: {
-        USD: '0.6551', TWI: '61.20', CNY: '4.6578', JPY: '100.84', EUR: '0.5662', KRW: '934.57',
-        GBP: '0.4979', SGD: '0.8516', INR: '58.11', THB: '21.19', NZD: '1.1427', TWD: '20.12',
-        MYR: '2.7465', IDR: '10894', VND: '17234', HKD: '5.0889', CAD: '0.9163', CHF: '0.5252',
-        PHP: '38.58', SDR: '0.4817',
+        USD: '0.6551',
+        TWI: '61.20',
+        CNY: '4.6578',
+        JPY: '100.84',
+        EUR: '0.5662',
+        KRW: '934.57',
+        GBP: '0.4979',
+        SGD: '0.8516',
+        INR: '58.11',
+        THB: '21.19',
+        NZD: '1.1427',
+        TWD: '20.12',
+        MYR: '2.7465',
+        IDR: '10894',
+        VND: '17234',
+        HKD: '5.0889',
+        CAD: '0.9163',
+        CHF: '0.5252',
+        PHP: '38.58',
+        SDR: '0.4817',
       },
     });
   });
@@ -197,7 +246,12 @@ describe('parseRbaCsv refusals', () => {
   });
 
   it('refuses a file with no column we serve', () => {
-    const text = editLine(raw, 6, (l) => l.split(',').map((c, i) => (i === 0 ? c : `X${i}`)).join(','));
+    const text = editLine(raw, 6, (l) =>
+      l
+        .split(',')
+        .map((c, i) => (i === 0 ? c : `X${i}`))
+        .join(','),
+    );
     refusal(() => parseRbaCsv(text), 6, 'line 6: no column has a unit we serve');
   });
 
@@ -220,12 +274,9 @@ describe('parseRbaCsv refusals', () => {
     refusal(() => parseRbaCsv(setCell(raw, 16, 0, '')), 16, 'line 16: data row has no date in its first cell');
   });
 
-  it.each(['abc', '-1', '1e3', '0x10', '.5', '5.', '1 000', '+1', 'n.a.', 'NaN'])(
-    'refuses the value %j',
-    (bad) => {
-      refusal(() => parseRbaCsv(setCell(raw, 13, 4, bad)), 13, `line 13: '${bad.trim()}' in column 5 (JPY) is not a plain non-negative decimal`);
-    },
-  );
+  it.each(['abc', '-1', '1e3', '0x10', '.5', '5.', '1 000', '+1', 'n.a.', 'NaN'])('refuses the value %j', (bad) => {
+    refusal(() => parseRbaCsv(setCell(raw, 13, 4, bad)), 13, `line 13: '${bad.trim()}' in column 5 (JPY) is not a plain non-negative decimal`);
+  });
 
   it('refuses a malformed value in an ignored column too (the file is refused whole)', () => {
     refusal(() => parseRbaCsv(setCell(raw, 12, 16, 'x')), 12, "line 12: 'x' in column 17 (AED)");
@@ -236,7 +287,11 @@ describe('parseRbaCsv refusals', () => {
   });
 
   it('refuses a row with more fields than the header, even empty ones', () => {
-    refusal(() => parseRbaCsv(editLine(raw, 15, (l) => `${l},,,`)), 15, 'line 15: data row has 27 fields but the header has 24: the row does not match the header');
+    refusal(
+      () => parseRbaCsv(editLine(raw, 15, (l) => `${l},,,`)),
+      15,
+      'line 15: data row has 27 fields but the header has 24: the row does not match the header',
+    );
     refusal(() => parseRbaCsv(editLine(raw, 15, (l) => `${l},,9.99`)), 15, 'line 15: data row has 26 fields but the header has 24');
   });
 

@@ -16,8 +16,7 @@ const itemOf = (xml: string, code: string): string => {
   const start = xml.indexOf(`<item rdf:about="https://www.rba.gov.au/statistics/frequency/exchange-rates.html#${code}">`);
   return xml.slice(start, xml.indexOf('</item>', start) + '</item>'.length);
 };
-const editItem = (xml: string, code: string, edit: (item: string) => string): string =>
-  xml.replace(itemOf(xml, code), edit(itemOf(xml, code)));
+const editItem = (xml: string, code: string, edit: (item: string) => string): string => xml.replace(itemOf(xml, code), edit(itemOf(xml, code)));
 const lineOf = (xml: string, needle: string): number => xml.slice(0, xml.indexOf(needle)).split('\n').length;
 
 describe('parseRbaRss on a full feed', () => {
@@ -49,7 +48,9 @@ describe('parseRbaRss on a full feed', () => {
   });
 
   it('maps unit Index to TWI whatever the target currency says', () => {
-    const xml = editItem(full, 'TWI', (i) => i.replace('<cb:targetCurrency>TWI</cb:targetCurrency>', '<cb:targetCurrency>Trade-weighted index</cb:targetCurrency>'));
+    const xml = editItem(full, 'TWI', (i) =>
+      i.replace('<cb:targetCurrency>TWI</cb:targetCurrency>', '<cb:targetCurrency>Trade-weighted index</cb:targetCurrency>'),
+    );
     expect(parseRbaRss(xml).days[0]!.rates.TWI).toBe('64.60');
   });
 
@@ -92,12 +93,20 @@ describe('parseRbaRss on the trimmed layout', () => {
   });
 
   it('accepts a BOM and a feed without any dates at the channel level if items have one', () => {
-    const xml = '\uFEFF' + minimal.replace('<dc:date>2024-01-02T01:30:00+11:00</dc:date>', '').replace(
-      '<cb:statistics rdf:parseType="Resource">\n      <cb:exchangeRate rdf:parseType="Resource">\n        <cb:observation rdf:parseType="Resource">\n          <cb:value>0.6781',
-      '<dc:date>2023-12-29T16:00:00+11:00</dc:date>\n    <cb:statistics rdf:parseType="Resource">\n      <cb:exchangeRate rdf:parseType="Resource">\n        <cb:observation rdf:parseType="Resource">\n          <cb:value>0.6781',
-    );
+    const xml =
+      '\uFEFF' +
+      minimal
+        .replace('<dc:date>2024-01-02T01:30:00+11:00</dc:date>', '')
+        .replace(
+          '<cb:statistics rdf:parseType="Resource">\n      <cb:exchangeRate rdf:parseType="Resource">\n        <cb:observation rdf:parseType="Resource">\n          <cb:value>0.6781',
+          '<dc:date>2023-12-29T16:00:00+11:00</dc:date>\n    <cb:statistics rdf:parseType="Resource">\n      <cb:exchangeRate rdf:parseType="Resource">\n        <cb:observation rdf:parseType="Resource">\n          <cb:value>0.6781',
+        );
     // USD has its own dc:date; CNY has none and no channel date to fall back on.
-    refusal(() => parseRbaRss(xml), lineOf(xml, '<item rdf:about="https://www.rba.gov.au/statistics/frequency/exchange-rates.html#CNY">'), 'the item has no date');
+    refusal(
+      () => parseRbaRss(xml),
+      lineOf(xml, '<item rdf:about="https://www.rba.gov.au/statistics/frequency/exchange-rates.html#CNY">'),
+      'the item has no date',
+    );
     const usdOnly = xml.replace(itemOf(xml, 'CNY'), '');
     expect(parseRbaRss(usdOnly)).toEqual({ format: 'rss', publicationDate: null, days: [{ date: '2023-12-29', rates: { USD: '0.6781' } }] });
   });
@@ -141,7 +150,11 @@ describe('parseRbaRss refusals', () => {
   });
 
   it('refuses XML that is not an RSS feed', () => {
-    refusal(() => parseRbaRss('<?xml version="1.0"?>\n<feed xmlns="http://www.w3.org/2005/Atom"><entry/></feed>'), 2, 'line 2: the XML root element is <feed>, not an RSS feed');
+    refusal(
+      () => parseRbaRss('<?xml version="1.0"?>\n<feed xmlns="http://www.w3.org/2005/Atom"><entry/></feed>'),
+      2,
+      'line 2: the XML root element is <feed>, not an RSS feed',
+    );
     refusal(() => parseRbaRss('<RDF><item/></RDF>'), 1, 'line 1: the XML root element is <RDF>, not an RSS feed');
   });
 
@@ -155,7 +168,8 @@ describe('parseRbaRss refusals', () => {
 
   it('refuses a feed cut off anywhere: the document does not parse to its end', () => {
     const whole = full.trimEnd();
-    for (let cut = 1; cut < whole.length; cut += 7) expect(() => parseRbaFile(new TextEncoder().encode(whole.slice(0, cut))), `cut at ${cut}`).toThrow(RbaFormatError);
+    for (let cut = 1; cut < whole.length; cut += 7)
+      expect(() => parseRbaFile(new TextEncoder().encode(whole.slice(0, cut))), `cut at ${cut}`).toThrow(RbaFormatError);
     expect(() => parseRbaFile(new TextEncoder().encode(whole.slice(0, -1)))).toThrow(RbaFormatError);
   });
 

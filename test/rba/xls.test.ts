@@ -48,9 +48,24 @@ describe('parseRbaXls on the RBA workbook layout', () => {
     expect(table.days[1]).toEqual({
       date: '2023-01-04',
       rates: {
-        USD: '0.6811', TWI: '61.50', CNY: '4.6912', JPY: '89.10', EUR: '0.6437', KRW: '866.02',
-        GBP: '0.5671', SGD: '0.9140', INR: '56.40', THB: '23.30', NZD: '1.0850', TWD: '20.90',
-        MYR: '2.9990', IDR: '10630', VND: '16020', HKD: '5.3230', CHF: '0.6350', PHP: '38.10',
+        USD: '0.6811',
+        TWI: '61.50',
+        CNY: '4.6912',
+        JPY: '89.10',
+        EUR: '0.6437',
+        KRW: '866.02',
+        GBP: '0.5671',
+        SGD: '0.9140',
+        INR: '56.40',
+        THB: '23.30',
+        NZD: '1.0850',
+        TWD: '20.90',
+        MYR: '2.9990',
+        IDR: '10630',
+        VND: '16020',
+        HKD: '5.3230',
+        CHF: '0.6350',
+        PHP: '38.10',
         SDR: '0.5120',
       },
     });
@@ -58,7 +73,13 @@ describe('parseRbaXls on the RBA workbook layout', () => {
 
   it('keeps the CAD and CHF gaps', () => {
     expect(table.days.map((d) => ['CAD' in d.rates, 'CHF' in d.rates])).toEqual([
-      [false, true], [false, true], [false, true], [true, false], [true, false], [true, true], [true, true],
+      [false, true],
+      [false, true],
+      [false, true],
+      [true, false],
+      [true, false],
+      [true, true],
+      [true, true],
     ]);
   });
 
@@ -115,7 +136,10 @@ describe('parseRbaXls refusals name the sheet row', () => {
   });
 
   it('refuses the monthly table F11 as a workbook', () => {
-    const rows = fixtureText('f11-data-monthly.csv').replace(/^\uFEFF/, '').split('\n').map((l) => l.split(','));
+    const rows = fixtureText('f11-data-monthly.csv')
+      .replace(/^\uFEFF/, '')
+      .split('\n')
+      .map((l) => l.split(','));
     const wb = XLSX.utils.book_new();
     XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet(rows), 'Data');
     const bytes = new Uint8Array(XLSX.write(wb, { type: 'array', bookType: 'biff8' }) as ArrayBuffer);
@@ -123,7 +147,11 @@ describe('parseRbaXls refusals name the sheet row', () => {
   });
 
   it('refuses a workbook cut off anywhere: not a whole number of sectors, or missing sectors', () => {
-    refusal(() => parseRbaXls(xls.subarray(0, xls.length - 1)), 1, `the workbook is ${xls.length - 1} bytes, not a whole number of its 512-byte sectors: the file looks cut off`);
+    refusal(
+      () => parseRbaXls(xls.subarray(0, xls.length - 1)),
+      1,
+      `the workbook is ${xls.length - 1} bytes, not a whole number of its 512-byte sectors: the file looks cut off`,
+    );
     for (let cut = 8; cut < xls.length; cut += 61) expect(() => parseRbaFile(xls.subarray(0, cut)), `cut at ${cut}`).toThrow(RbaFormatError);
     for (let cut = 512; cut < xls.length; cut += 512) expect(() => parseRbaFile(xls.subarray(0, cut)), `cut at sector ${cut / 512}`).toThrow(RbaFormatError);
   });
@@ -163,15 +191,12 @@ describe('workbook cell helpers', () => {
     ['America/Los_Angeles', 480],
     ['UTC', 0],
     ['Pacific/Kiritimati', -840],
-  ])(
-    'reads a Date cell as its calendar date in %s',
-    (tz, offset) => {
-      process.env.TZ = tz;
-      expect(new Date(2023, 0, 3).getTimezoneOffset()).toBe(offset); // the zone is in force
-      expect(dateCellToIso(new Date(2023, 0, 3))).toBe('2023-01-03');
-      expect(dateCellToIso(new Date(2024, 1, 29, 23, 59))).toBe('2024-02-29');
-    },
-  );
+  ])('reads a Date cell as its calendar date in %s', (tz, offset) => {
+    process.env.TZ = tz;
+    expect(new Date(2023, 0, 3).getTimezoneOffset()).toBe(offset); // the zone is in force
+    expect(dateCellToIso(new Date(2023, 0, 3))).toBe('2023-01-03');
+    expect(dateCellToIso(new Date(2024, 1, 29, 23, 59))).toBe('2024-02-29');
+  });
 
   it('reads the decimals of plain number formats only', () => {
     expect(formatDecimals('0.0000')).toBe(4);

@@ -31,7 +31,9 @@ function expectedFigures(code: string, start: string, end: string): string | nul
     change_pct: change.div(first).times(100).toDecimalPlaces(6),
     min: D.min(...values),
     max: D.max(...values),
-    mean: D.sum(...values).div(values.length).toDecimalPlaces(6),
+    mean: D.sum(...values)
+      .div(values.length)
+      .toDecimalPlaces(6),
   };
   const numbers = Object.entries(figures).map(([name, value]) => `"${name}":${value.toFixed()}`);
   return `{${numbers.join(',')},"days":${values.length}}`;
@@ -79,7 +81,16 @@ describe('GET /fluctuation', () => {
     expect(text).toBe(expectedBody('2023-12-01', '2024-01-31', ['CHF', 'AUD', 'CAD', 'IDR']));
     expect(Object.keys(JSON.parse(text).rates)).toEqual(['CHF', 'AUD', 'CAD', 'IDR']);
     // CHF is blank on 2023-12-21: only 2023-12-20 counts.
-    expect(JSON.parse(text).rates.CHF).toEqual({ start_rate: 0.5805, end_rate: 0.5805, change: 0, change_pct: 0, min: 0.5805, max: 0.5805, mean: 0.5805, days: 1 });
+    expect(JSON.parse(text).rates.CHF).toEqual({
+      start_rate: 0.5805,
+      end_rate: 0.5805,
+      change: 0,
+      change_pct: 0,
+      min: 0.5805,
+      max: 0.5805,
+      mean: 0.5805,
+      days: 1,
+    });
   });
 
   it('a range in which no asked code has a rate answers 200 with empty rates', async () => {

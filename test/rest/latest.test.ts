@@ -6,9 +6,26 @@ import { asNumbers, syntheticDay, table } from '../support/rates.js';
 
 // f11.1-data.csv, 11-May-2026, as served: trailing zeros dropped (D2), no AUD (D3), no AED/PGK/ZAR.
 const MAY_11 = {
-  USD: 0.7013, TWI: 64.6, CNY: 4.769, JPY: 109.02, EUR: 0.5964, KRW: 1010.45, GBP: 0.5198, SGD: 0.8903,
-  INR: 63.05, THB: 22.61, NZD: 1.182, TWD: 21.8, MYR: 2.865, IDR: 11935, VND: 18410, HKD: 5.4528,
-  CAD: 0.9561, CHF: 0.5476, PHP: 41.2, SDR: 0.5117,
+  USD: 0.7013,
+  TWI: 64.6,
+  CNY: 4.769,
+  JPY: 109.02,
+  EUR: 0.5964,
+  KRW: 1010.45,
+  GBP: 0.5198,
+  SGD: 0.8903,
+  INR: 63.05,
+  THB: 22.61,
+  NZD: 1.182,
+  TWD: 21.8,
+  MYR: 2.865,
+  IDR: 11935,
+  VND: 18410,
+  HKD: 5.4528,
+  CAD: 0.9561,
+  CHF: 0.5476,
+  PHP: 41.2,
+  SDR: 0.5117,
 };
 
 const t = appForFile({ now: '2026-05-12T03:00:00Z' }, 'f11.1-data.csv'); // Tuesday 13:00 Sydney: Monday's rates are fresh

@@ -75,7 +75,13 @@ describe('every rate answer from memory equals the one computed from the databas
     const rows =
       codes.length === 0
         ? []
-        : await t.db.selectFrom('rates').select(['date', 'code', 'value']).where('date', '>=', start).where('date', '<=', end).where('code', 'in', codes).execute();
+        : await t.db
+            .selectFrom('rates')
+            .select(['date', 'code', 'value'])
+            .where('date', '>=', start)
+            .where('date', '<=', end)
+            .where('code', 'in', codes)
+            .execute();
     const byDate = new Map<string, Map<string, string>>();
     for (const row of rows) {
       if (!byDate.has(row.date)) byDate.set(row.date, new Map());
@@ -119,7 +125,10 @@ describe('every rate answer from memory equals the one computed from the databas
 
   async function checkLatest() {
     const response = await t.request('/latest', { key });
-    const [newest] = await t.db.selectFrom('rates').select((eb) => eb.fn.max('date').as('date')).execute();
+    const [newest] = await t.db
+      .selectFrom('rates')
+      .select((eb) => eb.fn.max('date').as('date'))
+      .execute();
     const date = newest!.date;
     expect(response.status).toBe(200);
     const body = exactJson(await response.text());

@@ -21,7 +21,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const operations = (doc: any) => Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item as object).map((method) => `${method.toUpperCase()} ${path}`));
+const operations = (doc: any) =>
+  Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item as object).map((method) => `${method.toUpperCase()} ${path}`));
 
 describe('the OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document', async () => {
@@ -58,8 +59,10 @@ describe('the OpenAPI document', () => {
   });
 
   it('403 plan_restricted where D13 applies, 429 where quotas apply, 405 once', () => {
-    const errorTypes = (path: string, status: number) => document.paths[path].get.responses[status]?.content['application/json'].schema.properties.error.properties.type.enum;
-    for (const path of ['/timeseries', '/fluctuation', '/{date}', '/{date}/{currency}', '/convert']) expect(errorTypes(path, 403), path).toContain('plan_restricted');
+    const errorTypes = (path: string, status: number) =>
+      document.paths[path].get.responses[status]?.content['application/json'].schema.properties.error.properties.type.enum;
+    for (const path of ['/timeseries', '/fluctuation', '/{date}', '/{date}/{currency}', '/convert'])
+      expect(errorTypes(path, 403), path).toContain('plan_restricted');
     for (const path of ['/latest', '/latest/{currency}']) expect(errorTypes(path, 403), path).not.toContain('plan_restricted');
     for (const path of ['/convert', '/latest', '/latest/{currency}', '/timeseries', '/fluctuation', '/{date}', '/{date}/{currency}']) {
       expect(errorTypes(path, 429), path).toEqual(['rate_limit_exceeded']);
@@ -78,32 +81,52 @@ describe('the OpenAPI document', () => {
   it('gives the parameters with their formats and the rate-limit and stale headers', () => {
     const series = document.paths['/timeseries'].get;
     expect(series.parameters.map((p: any) => [p.name, p.in, p.required])).toEqual([
-      ['start_date', 'query', true], ['end_date', 'query', true], ['symbols', 'query', false], ['base', 'query', false],
+      ['start_date', 'query', true],
+      ['end_date', 'query', true],
+      ['symbols', 'query', false],
+      ['base', 'query', false],
     ]);
     expect(series.parameters[0].schema).toMatchObject({ type: 'string', format: 'date' });
     expect(series.parameters[2].schema).toMatchObject({ type: 'string', maxLength: 256 });
-    expect(Object.keys(series.responses[200].headers)).toEqual(expect.arrayContaining(['X-RateLimit-Remaining-Monthly', 'X-Data-Stale', 'X-RBA-Source-Date', 'ETag', 'Content-Disposition']));
+    expect(Object.keys(series.responses[200].headers)).toEqual(
+      expect.arrayContaining(['X-RateLimit-Remaining-Monthly', 'X-Data-Stale', 'X-RBA-Source-Date', 'ETag', 'Content-Disposition']),
+    );
     expect(Object.keys(series.responses[200].content)).toEqual(['application/json', 'text/csv']);
     expect(Object.keys(document.paths['/convert'].get.responses[200].headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Window']));
   });
 
   it('carries what a user needs beyond the schema in its description', () => {
     const guide: string = document.info.description;
-    for (const needed of ['one Australian dollar buys', 'D2', 'weekend', 'Sydney', 'plan_restricted', 'X-Data-Stale', 'X-ExchangeRates-Signature', 'timingSafeEqual', 'hmac.compare_digest', 'hash_equals', 'hmac.Equal']) {
+    for (const needed of [
+      'one Australian dollar buys',
+      'D2',
+      'weekend',
+      'Sydney',
+      'plan_restricted',
+      'X-Data-Stale',
+      'X-ExchangeRates-Signature',
+      'timingSafeEqual',
+      'hmac.compare_digest',
+      'hash_equals',
+      'hmac.Equal',
+    ]) {
       expect(guide).toContain(needed);
     }
   });
 
-  it.each(routes.filter((r) => r.doc?.example).map((r) => [r.name, r] as const))('the example of %s is what the service answers from the fixture', async (_name, route) => {
-    const example = route.doc!.example!;
-    const path = `${example.path ?? route.path}${example.query ?? ''}`;
-    const response = await t.request(path, { key });
-    expect(response.status).toBe(200);
-    expect(await response.json()).toEqual(example.body);
-    const media = document.paths[openApiPath(route.path)].get.responses[200].content;
-    expect(media['application/json'].example).toEqual(example.body);
-    if (example.csv) expect(await (await t.request(path, { key, headers: { Accept: 'text/csv' } })).text()).toBe(example.csv);
-  });
+  it.each(routes.filter((r) => r.doc?.example).map((r) => [r.name, r] as const))(
+    'the example of %s is what the service answers from the fixture',
+    async (_name, route) => {
+      const example = route.doc!.example!;
+      const path = `${example.path ?? route.path}${example.query ?? ''}`;
+      const response = await t.request(path, { key });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual(example.body);
+      const media = document.paths[openApiPath(route.path)].get.responses[200].content;
+      expect(media['application/json'].example).toEqual(example.body);
+      if (example.csv) expect(await (await t.request(path, { key, headers: { Accept: 'text/csv' } })).text()).toBe(example.csv);
+    },
+  );
 });
 
 describe('GET /openapi.json and GET /docs', () => {
@@ -130,12 +153,13 @@ describe('GET /openapi.json and GET /docs', () => {
     expect(await remaining()).toBe(before - 1);
   });
 
-  it('is counted in the operators\' metrics by its path, method and status', async () => {
+  it("is counted in the operators' metrics by its path, method and status", async () => {
     const before = await scrape(t);
     for (let i = 0; i < 2; i++) expect((await t.request('/openapi.json')).status).toBe(200);
     expect((await t.request('/docs', { method: 'DELETE' })).status).toBe(405);
     const after = await scrape(t);
-    const increase = (labels: Record<string, string>) => Number(sample(after, 'http_requests_total', labels)?.value ?? 0) - Number(sample(before, 'http_requests_total', labels)?.value ?? 0);
+    const increase = (labels: Record<string, string>) =>
+      Number(sample(after, 'http_requests_total', labels)?.value ?? 0) - Number(sample(before, 'http_requests_total', labels)?.value ?? 0);
     expect(increase({ route: '/openapi.json', method: 'GET', status: '200' })).toBe(2);
     expect(increase({ route: '/docs', method: 'DELETE', status: '405' })).toBe(1);
   });

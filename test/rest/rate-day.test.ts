@@ -8,9 +8,25 @@ import { asNumbers, syntheticTable } from '../support/rates.js';
 
 // f11.1-data.csv, 03-Jan-2023, as served: CAD blank that day (D3), 61.40 → 61.4, 0.6400 → 0.64.
 const JAN_3_2023 = {
-  USD: 0.6828, TWI: 61.4, CNY: 4.6994, JPY: 88.48, EUR: 0.64, KRW: 867.16, GBP: 0.5656, SGD: 0.9134,
-  INR: 56.51, THB: 23.47, NZD: 1.076, TWD: 20.97, MYR: 2.9975, IDR: 10635, VND: 16039, HKD: 5.3316,
-  CHF: 0.631, PHP: 38.07, SDR: 0.5131,
+  USD: 0.6828,
+  TWI: 61.4,
+  CNY: 4.6994,
+  JPY: 88.48,
+  EUR: 0.64,
+  KRW: 867.16,
+  GBP: 0.5656,
+  SGD: 0.9134,
+  INR: 56.51,
+  THB: 23.47,
+  NZD: 1.076,
+  TWD: 20.97,
+  MYR: 2.9975,
+  IDR: 10635,
+  VND: 16039,
+  HKD: 5.3316,
+  CHF: 0.631,
+  PHP: 38.07,
+  SDR: 0.5131,
 };
 
 // Every business day of January 2024, so weekends and holidays sit between days with data.

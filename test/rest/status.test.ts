@@ -137,7 +137,7 @@ describe('a weekday publication (newest Monday 2026-05-11, due Tuesday 16:00 AES
   });
 });
 
-describe("across a weekend in summer (newest Friday 2026-01-09, due Monday 16:00 AEDT = 05:00Z)", () => {
+describe('across a weekend in summer (newest Friday 2026-01-09, due Monday 16:00 AEDT = 05:00Z)', () => {
   let t: TestApp;
   let key: string;
   const DUE = '2026-01-12T05:00:00Z';

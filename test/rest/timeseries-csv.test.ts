@@ -56,7 +56,10 @@ describe('GET /timeseries with Accept: text/csv', () => {
   });
 
   it('the columns of symbols in their order, AUD as 1, and blanks', async () => {
-    const response = await t.request(`/timeseries?start_date=2023-12-20&end_date=2024-06-30&symbols=${encodeURIComponent('cad,AUD,TWI,CHF')}`, { key, headers: CSV });
+    const response = await t.request(`/timeseries?start_date=2023-12-20&end_date=2024-06-30&symbols=${encodeURIComponent('cad,AUD,TWI,CHF')}`, {
+      key,
+      headers: CSV,
+    });
     expect(response.status).toBe(200);
     const text = await response.text();
     expect(text).toBe(expectedCsv('2023-12-20', '2024-06-30', ['CAD', 'AUD', 'TWI', 'CHF']));
@@ -69,7 +72,10 @@ describe('GET /timeseries with Accept: text/csv', () => {
       expect(response.headers.get('content-type'), accept).toBe('application/json; charset=utf-8');
       expect((await response.json()).rates['2023-01-03'], accept).toEqual({ USD: 0.6828 });
     }
-    const csv = await t.request('/timeseries?start_date=2023-01-03&end_date=2023-01-04&symbols=USD', { key, headers: { Accept: 'application/json;q=0.2, text/csv' } });
+    const csv = await t.request('/timeseries?start_date=2023-01-03&end_date=2023-01-04&symbols=USD', {
+      key,
+      headers: { Accept: 'application/json;q=0.2, text/csv' },
+    });
     expect(await csv.text()).toBe('date,USD\n2023-01-03,0.6828\n2023-01-04,0.6811\n');
   });
 
@@ -132,12 +138,15 @@ describe('a year of every code over a real socket', () => {
 
   it('arrives in chunks (chunked, no Content-Length) and whole', async () => {
     const { headers, chunks } = await new Promise<{ headers: Record<string, unknown>; chunks: Buffer[] }>((resolve, reject) => {
-      const req = httpRequest({ port, path: '/timeseries?start_date=2024-01-01&end_date=2024-12-31', headers: { Authorization: `Bearer ${key}`, Accept: 'text/csv' } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ headers: res.headers, chunks }));
-        res.on('error', reject);
-      });
+      const req = httpRequest(
+        { port, path: '/timeseries?start_date=2024-01-01&end_date=2024-12-31', headers: { Authorization: `Bearer ${key}`, Accept: 'text/csv' } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve({ headers: res.headers, chunks }));
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -145,7 +154,10 @@ describe('a year of every code over a real socket', () => {
     expect(headers['content-length']).toBeUndefined();
     expect(chunks.length).toBeGreaterThan(1);
     const rates = (code: string, date: string) => YEAR.days.find((d) => d.date === date)!.rates[code as keyof (typeof YEAR.days)[number]['rates']];
-    const expected = ['date,' + PUBLISHED_CODES.join(','), ...YEAR.days.map((d) => [d.date, ...PUBLISHED_CODES.map((c) => served(rates(c, d.date)!))].join(','))];
+    const expected = [
+      'date,' + PUBLISHED_CODES.join(','),
+      ...YEAR.days.map((d) => [d.date, ...PUBLISHED_CODES.map((c) => served(rates(c, d.date)!))].join(',')),
+    ];
     expect(Buffer.concat(chunks).toString('utf8')).toBe(expected.map((row) => `${row}\n`).join(''));
   });
 });

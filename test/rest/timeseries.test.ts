@@ -56,7 +56,8 @@ describe('GET /timeseries', () => {
     for (const day of Q1_2024.days.filter((d) => d.date >= '2024-02-01' && d.date <= '2024-02-29')) {
       const segment = new RegExp(`"${day.date}":(\\{[^}]*\\})`).exec(text)?.[1];
       expect(segment, day.date).toBeDefined();
-      for (const code of ['IDR', 'VND', 'JPY', 'USD'] as const) expect(segment).toMatch(new RegExp(`"${code}":${served(day.rates[code]!).replace(".", "\\.")}[,}]`));
+      for (const code of ['IDR', 'VND', 'JPY', 'USD'] as const)
+        expect(segment).toMatch(new RegExp(`"${code}":${served(day.rates[code]!).replace('.', '\\.')}[,}]`));
       expect(day.rates.IDR).toMatch(/^\d+$/);
     }
     expect(text).not.toMatch(/\.\d{7,}/);
@@ -104,7 +105,14 @@ describe('GET /timeseries', () => {
   it('a range running into the future answers the days up to now and echoes the dates asked for', async () => {
     const { status, body } = await series('start_date=2026-05-01&end_date=2026-06-30&symbols=USD');
     expect(status).toBe(200);
-    expect(body).toEqual({ success: true, timeseries: true, start_date: '2026-05-01', end_date: '2026-06-30', base: 'AUD', rates: { '2026-05-11': { USD: 0.7013 } } });
+    expect(body).toEqual({
+      success: true,
+      timeseries: true,
+      start_date: '2026-05-01',
+      end_date: '2026-06-30',
+      base: 'AUD',
+      rates: { '2026-05-11': { USD: 0.7013 } },
+    });
   });
 
   it.each([

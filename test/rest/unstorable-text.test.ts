@@ -77,7 +77,11 @@ const jsonPost = (target: string, body: Buffer, method = 'POST') =>
 /** Every row count a request could change, and the quota units taken. */
 async function storeState() {
   const count = (table: 'publications' | 'rates' | 'accounts' | 'api_keys' | 'webhook_subscriptions' | 'webhook_deliveries' | 'free_convert_windows') =>
-    t.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow().then((r) => Number(r.n));
+    t.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow()
+      .then((r) => Number(r.n));
   const quota = await sql<{ used: string }>`select coalesce(sum(quota_used), 0) as used from accounts`.execute(t.db);
   return {
     publications: await count('publications'),
@@ -100,8 +104,7 @@ async function refusedUnchanged(request: () => Promise<RawAnswer>, info: RegExp)
 }
 
 // The body of the issue's example, with the description's bytes chosen by each case.
-const subscriptionBody = (...description: (string | number[])[]) =>
-  bytesOf('{"url":"https://hooks.example.com/x","description":"', ...description, '"}');
+const subscriptionBody = (...description: (string | number[])[]) => bytesOf('{"url":"https://hooks.example.com/x","description":"', ...description, '"}');
 
 const operation = (body: Buffer) =>
   send('POST', '/graphql', { port: internalPort, headers: { Authorization: `Bearer ${OPERATOR_TOKEN}`, 'Content-Type': 'application/json' }, body });
@@ -125,8 +128,16 @@ describe('body fields', () => {
     ['a truncated sequence at the end (E6 9D)', bytesOf('{"url":"https://hooks.example.com/x"}', [0xe6, 0x9d]), /^The request body is not valid UTF-8$/],
     ['a NUL escape in url', bytesOf('{"url":"https://hooks.example.com/a\\u0000b"}'), /^Field 'url' contains NUL/],
     ['a NUL escape in a currency', bytesOf('{"url":"https://hooks.example.com/x","currencies":["USD","E\\u0000R"]}'), /^Field 'currencies\[1\]' contains NUL/],
-    ['a NUL escape in a field name', bytesOf('{"url":"https://hooks.example.com/x","desc\\u0000":"x"}'), new RegExp(`^Unknown field 'desc${String.fromCharCode(0)}'`)],
-    ['a string 5,000 arrays deep (refused by its type, without recursion)', bytesOf('{"url":"https://hooks.example.com/x","currencies":[', '['.repeat(5000), '"\\ud800"', ']'.repeat(5000), ']}'), /^Field 'currencies' must be an array of strings$/],
+    [
+      'a NUL escape in a field name',
+      bytesOf('{"url":"https://hooks.example.com/x","desc\\u0000":"x"}'),
+      new RegExp(`^Unknown field 'desc${String.fromCharCode(0)}'`),
+    ],
+    [
+      'a string 5,000 arrays deep (refused by its type, without recursion)',
+      bytesOf('{"url":"https://hooks.example.com/x","currencies":[', '['.repeat(5000), '"\\ud800"', ']'.repeat(5000), ']}'),
+      /^Field 'currencies' must be an array of strings$/,
+    ],
   ])('POST %s: 400, nothing stored', async (_what, body, info) => {
     await refusedUnchanged(() => jsonPost(SUBSCRIPTIONS, body), info);
   });
@@ -153,7 +164,11 @@ describe('query parameters (percent-decoded)', () => {
     ['%00 in a keyed request', () => latest('symbols=USD,%00'), /^Parameter 'symbols' .* contains NUL/],
     ['%00 in a name', () => latest('%00=1'), /^A parameter name \('%00'\) contains NUL/],
     ['%C3%28 in a name', () => convert('from=USD&to=EUR&amount=1&%C3%28=1'), /^A parameter name \('%C3%28'\) is not valid UTF-8/],
-    ['%00 on the webhook endpoint', () => jsonPost(`${SUBSCRIPTIONS}?note=%00`, bytesOf('{"url":"https://hooks.example.com/q"}')), /^Parameter 'note' .* contains NUL/],
+    [
+      '%00 on the webhook endpoint',
+      () => jsonPost(`${SUBSCRIPTIONS}?note=%00`, bytesOf('{"url":"https://hooks.example.com/q"}')),
+      /^Parameter 'note' .* contains NUL/,
+    ],
   ])('%s: 400, nothing stored, no quota taken', async (_what, request, info) => {
     await refusedUnchanged(request, info);
   });
@@ -233,7 +248,11 @@ describe('the internal GraphQL endpoint', () => {
     ['a NUL escape in a variable', importBody('a\\u0000b'), /"i\.source".*Text contains NUL \(U\+0000\)/],
     ['a lone surrogate escape in a variable', importBody('\\ud800'), /"i\.source".*Text contains a lone surrogate \(U\+D800\)/],
     ['a NUL escape in a literal', bytesOf('{"query":"mutation { revokeApiKey(prefix: \\"a\\\\u0000b\\") { id } }"}'), /Text contains NUL/],
-    ['a NUL escape in a sync source', bytesOf('{"query":"mutation($s: Text) { syncRates(source: $s) { days } }","variables":{"s":"/tmp/a\\u0000.csv"}}'), /Text contains NUL/],
+    [
+      'a NUL escape in a sync source',
+      bytesOf('{"query":"mutation($s: Text) { syncRates(source: $s) { days } }","variables":{"s":"/tmp/a\\u0000.csv"}}'),
+      /Text contains NUL/,
+    ],
   ])('%s is a GraphQL error and stores nothing', async (_what, body, message) => {
     await refusedOperation(body, message);
   });

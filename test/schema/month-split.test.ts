@@ -10,10 +10,22 @@ const LATER = '2099-01-01';
 
 describe('splitByWholeMonths', () => {
   it('cuts a range into the days before, the whole months and the days after', () => {
-    expect(splitByWholeMonths('2026-04-15', '2026-06-10', LATER)).toEqual({ months: { first: '2026-05-01', last: '2026-05-01' }, days: [['2026-04-15', '2026-04-30'], ['2026-06-01', '2026-06-10']] });
+    expect(splitByWholeMonths('2026-04-15', '2026-06-10', LATER)).toEqual({
+      months: { first: '2026-05-01', last: '2026-05-01' },
+      days: [
+        ['2026-04-15', '2026-04-30'],
+        ['2026-06-01', '2026-06-10'],
+      ],
+    });
     expect(splitByWholeMonths('2026-01-01', '2026-12-31', LATER)).toEqual({ months: { first: '2026-01-01', last: '2026-12-01' }, days: [] });
     expect(splitByWholeMonths('2024-02-01', '2024-02-29', LATER)).toEqual({ months: { first: '2024-02-01', last: '2024-02-01' }, days: [] });
-    expect(splitByWholeMonths('2025-11-21', '2026-11-20', LATER)).toEqual({ months: { first: '2025-12-01', last: '2026-10-01' }, days: [['2025-11-21', '2025-11-30'], ['2026-11-01', '2026-11-20']] });
+    expect(splitByWholeMonths('2025-11-21', '2026-11-20', LATER)).toEqual({
+      months: { first: '2025-12-01', last: '2026-10-01' },
+      days: [
+        ['2025-11-21', '2025-11-30'],
+        ['2026-11-01', '2026-11-20'],
+      ],
+    });
   });
 
   it('leaves a range within one month, or across a month end without a whole month, to the days', () => {
@@ -25,7 +37,10 @@ describe('splitByWholeMonths', () => {
   it('takes a range reaching today as holding the whole of its last month (no rows come after today)', () => {
     expect(splitByWholeMonths('2026-11-01', '2026-11-20', '2026-11-20')).toEqual({ months: { first: '2026-11-01', last: '2026-11-01' }, days: [] });
     expect(splitByWholeMonths('2026-11-01', '2026-12-05', '2026-11-20')).toEqual({ months: { first: '2026-11-01', last: '2026-12-01' }, days: [] });
-    expect(splitByWholeMonths('2025-11-21', '2026-11-20', '2026-11-20')).toEqual({ months: { first: '2025-12-01', last: '2026-11-01' }, days: [['2025-11-21', '2025-11-30']] });
+    expect(splitByWholeMonths('2025-11-21', '2026-11-20', '2026-11-20')).toEqual({
+      months: { first: '2025-12-01', last: '2026-11-01' },
+      days: [['2025-11-21', '2025-11-30']],
+    });
     expect(splitByWholeMonths('2026-11-10', '2026-11-20', '2026-11-20')).toEqual({ months: null, days: [['2026-11-10', '2026-11-20']] });
     expect(splitByWholeMonths('2026-11-01', '2026-11-19', '2026-11-20')).toEqual({ months: null, days: [['2026-11-01', '2026-11-19']] });
   });

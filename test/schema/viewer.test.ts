@@ -16,7 +16,11 @@ const t = appForFile({ now: '2026-05-12T03:00:00Z' }, syntheticTable('2025-01-01
 
 const viewers = {} as Record<'freeKey' | 'starterKey' | 'starterSession', Viewer>;
 beforeAll(async () => {
-  for (const [name, plan] of [['freeKey', 'free'], ['starterKey', 'starter'], ['starterSession', 'starter']] as const) {
+  for (const [name, plan] of [
+    ['freeKey', 'free'],
+    ['starterKey', 'starter'],
+    ['starterSession', 'starter'],
+  ] as const) {
     const email = `viewer-${name}-${process.pid}@example.test`;
     await t.createKey(plan, email);
     const account = (await findAccountByEmail(t.db, email))!;
@@ -44,13 +48,13 @@ const CONVERSION = '{ convert(from: USD, to: EUR, amount: "10") { result } }';
 const LATEST = '{ latest { date } }';
 
 describe('dated rates', () => {
-  it('an anonymous viewer gets today\'s rates and conversions, and is refused every dated one (unauthorized)', async () => {
+  it("an anonymous viewer gets today's rates and conversions, and is refused every dated one (unauthorized)", async () => {
     expect(await outcome(ANONYMOUS, LATEST)).toBe('ok');
     expect(await outcome(ANONYMOUS, CONVERSION)).toBe('ok');
     for (const dated of [RECENT_DAY, OLD_DAY, RECENT_SERIES, DATED_CONVERSION]) expect(await outcome(ANONYMOUS, dated)).toBe('unauthorized');
   });
 
-  it('an API key is held to its plan\'s windows', async () => {
+  it("an API key is held to its plan's windows", async () => {
     expect(await outcome(viewers.freeKey, RECENT_DAY)).toBe('plan_restricted');
     expect(await outcome(viewers.freeKey, DATED_CONVERSION)).toBe('plan_restricted');
     expect(await outcome(viewers.freeKey, RECENT_SERIES)).toBe('plan_restricted');
@@ -59,7 +63,7 @@ describe('dated rates', () => {
     expect(await outcome(viewers.starterKey, OLD_DAY)).toBe('plan_restricted');
   });
 
-  it('a dashboard session is held to its account\'s plan too', async () => {
+  it("a dashboard session is held to its account's plan too", async () => {
     expect(await outcome(viewers.starterSession, RECENT_DAY)).toBe('ok');
     expect(await outcome(viewers.starterSession, OLD_DAY)).toBe('plan_restricted');
   });
@@ -80,7 +84,7 @@ describe('who may call what', () => {
   const ACCOUNT_ONLY = '{ webhookSubscriptions { limit } }';
   const SESSION_ONLY = '{ sessionAccount { email } }';
 
-  it('operator operations are the operator\'s alone (forbidden)', async () => {
+  it("operator operations are the operator's alone (forbidden)", async () => {
     expect(await outcome(OPERATOR, OPERATOR_ONLY)).toBe('ok');
     for (const viewer of [ANONYMOUS, viewers.starterKey, viewers.starterSession]) expect(await outcome(viewer, OPERATOR_ONLY)).toBe('forbidden');
   });
@@ -90,7 +94,7 @@ describe('who may call what', () => {
     for (const viewer of [ANONYMOUS, OPERATOR]) expect(await outcome(viewer, ACCOUNT_ONLY)).toBe('invalid_api_key');
   });
 
-  it('the dashboard\'s own account needs a session (sign_in_required otherwise)', async () => {
+  it("the dashboard's own account needs a session (sign_in_required otherwise)", async () => {
     expect(await outcome(viewers.starterSession, SESSION_ONLY)).toBe('ok');
     for (const viewer of [ANONYMOUS, OPERATOR, viewers.starterKey]) expect(await outcome(viewer, SESSION_ONLY)).toBe('sign_in_required');
   });

@@ -34,7 +34,23 @@ export function createCertificate(names: readonly string[] = ['localhost', '127.
   try {
     execFileSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=${names[0] ?? 'localhost'}`, '-addext', `subjectAltName=${altNames}`, '-days', '1', '-keyout', keyFile, '-out', certFile],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-subj',
+        `/CN=${names[0] ?? 'localhost'}`,
+        '-addext',
+        `subjectAltName=${altNames}`,
+        '-days',
+        '1',
+        '-keyout',
+        keyFile,
+        '-out',
+        certFile,
+      ],
       { stdio: 'pipe' },
     );
   } catch (e) {

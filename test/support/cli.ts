@@ -161,7 +161,10 @@ export interface CliStore {
 
 export async function countRows(db: Kysely<Database>): Promise<TableCounts> {
   const count = async (table: keyof Database) => {
-    const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   };
   return {
@@ -373,12 +376,7 @@ export async function importFixtureVia(service: RunningService, name: string): P
 }
 
 /** Set-up through the internal endpoint: a new account and, unless `keys` is 0, its keys. */
-export async function createAccountVia(
-  service: RunningService,
-  email: string,
-  plan: Plan,
-  keys = 0,
-): Promise<{ key: string; prefix: string }[]> {
+export async function createAccountVia(service: RunningService, email: string, plan: Plan, keys = 0): Promise<{ key: string; prefix: string }[]> {
   await service.operator(CREATE_ACCOUNT, { e: email, p: plan });
   const created: { key: string; prefix: string }[] = [];
   for (let i = 0; i < keys; i++) created.push(await createKeyVia(service, email));

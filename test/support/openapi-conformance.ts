@@ -41,7 +41,12 @@ export function conformanceChecker(document: OpenApiDocument) {
     additionalProperties: false,
     properties: {
       success: { const: false },
-      error: { type: 'object', required: ['code', 'type', 'info'], additionalProperties: false, properties: { code: { type: 'integer' }, type: { type: 'string' }, info: { type: 'string' } } },
+      error: {
+        type: 'object',
+        required: ['code', 'type', 'info'],
+        additionalProperties: false,
+        properties: { code: { type: 'integer' }, type: { type: 'string' }, info: { type: 'string' } },
+      },
     },
   });
 
@@ -74,7 +79,8 @@ export function conformanceChecker(document: OpenApiDocument) {
     const operation = path === undefined ? undefined : document.paths[path]?.[verb];
     if (!operation) {
       // An unknown path, or a method the path does not take refused by a check that comes first (D20's https_required).
-      if (text !== '' && (!envelope(json) || (json as { error: { code: number } }).error.code !== response.status)) fail('an undocumented request must answer the error envelope', envelope.errors);
+      if (text !== '' && (!envelope(json) || (json as { error: { code: number } }).error.code !== response.status))
+        fail('an undocumented request must answer the error envelope', envelope.errors);
       return;
     }
     const documented = operation.responses[String(response.status)];

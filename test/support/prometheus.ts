@@ -37,7 +37,9 @@ export async function scrape(t: TestApp): Promise<Scrape> {
  * the metric declares them.
  */
 export function seriesValue({ text }: Scrape, name: string, labels: Record<string, string> = {}): number {
-  const labelText = Object.entries(labels).map(([label, value]) => `${label}="${value}"`).join(',');
+  const labelText = Object.entries(labels)
+    .map(([label, value]) => `${label}="${value}"`)
+    .join(',');
   const line = `${name}${labelText ? `{${labelText}}` : ''} `;
   const found = text.split('\n').find((l) => l.startsWith(line));
   return found === undefined ? 0 : Number(found.slice(line.length));

@@ -8,14 +8,50 @@ import type { RbaDay, RbaTable } from '../../src/rba/index.js';
 
 /** Decimal places the RBA publishes per code (D2). */
 export const DECIMALS: Record<PublishedCode, number> = {
-  USD: 4, EUR: 4, GBP: 4, JPY: 2, CNY: 4, KRW: 2, INR: 2, SGD: 4, NZD: 4, THB: 2,
-  MYR: 4, IDR: 0, VND: 0, HKD: 4, PHP: 2, CAD: 4, CHF: 4, TWD: 2, TWI: 2, SDR: 4,
+  USD: 4,
+  EUR: 4,
+  GBP: 4,
+  JPY: 2,
+  CNY: 4,
+  KRW: 2,
+  INR: 2,
+  SGD: 4,
+  NZD: 4,
+  THB: 2,
+  MYR: 4,
+  IDR: 0,
+  VND: 0,
+  HKD: 4,
+  PHP: 2,
+  CAD: 4,
+  CHF: 4,
+  TWD: 2,
+  TWI: 2,
+  SDR: 4,
 };
 
 /** Typical levels of each series (units per 1 AUD); synthetic values wobble within ±1 % of these. */
 const LEVEL: Record<PublishedCode, number> = {
-  USD: 0.66, EUR: 0.61, GBP: 0.52, JPY: 98, CNY: 4.7, KRW: 880, INR: 55, SGD: 0.89, NZD: 1.09, THB: 23,
-  MYR: 3.05, IDR: 10400, VND: 16200, HKD: 5.2, PHP: 37, CAD: 0.9, CHF: 0.58, TWD: 20.9, TWI: 61, SDR: 0.5,
+  USD: 0.66,
+  EUR: 0.61,
+  GBP: 0.52,
+  JPY: 98,
+  CNY: 4.7,
+  KRW: 880,
+  INR: 55,
+  SGD: 0.89,
+  NZD: 1.09,
+  THB: 23,
+  MYR: 3.05,
+  IDR: 10400,
+  VND: 16200,
+  HKD: 5.2,
+  PHP: 37,
+  CAD: 0.9,
+  CHF: 0.58,
+  TWD: 20.9,
+  TWI: 61,
+  SDR: 0.5,
 };
 
 /** Every business day (Mon–Fri, not an NSW public holiday) in [start, end], ascending. */
@@ -61,7 +97,10 @@ export function table(days: RbaDay[]): RbaTable {
 /** The shortest exact text of a published value, as the service must print it ('61.40' → '61.4'). */
 export function served(text: string): string {
   if (!text.includes('.')) return text.replace(/^0+(?=\d)/, '');
-  return text.replace(/^0+(?=\d)/, '').replace(/0+$/, '').replace(/\.$/, '');
+  return text
+    .replace(/^0+(?=\d)/, '')
+    .replace(/0+$/, '')
+    .replace(/\.$/, '');
 }
 
 /** A day's rates as the parsed JSON of a response shows them. */

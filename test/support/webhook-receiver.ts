@@ -104,9 +104,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     req.on('end', () => {
       const path = normalise(new URL(req.url ?? '/', 'https://receiver').pathname);
       const rawBody = Buffer.concat(chunks).toString('utf8');
-      const headers = Object.fromEntries(
-        Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')]),
-      );
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')]));
       let json: any;
       try {
         json = JSON.parse(rawBody);

@@ -147,7 +147,12 @@ describe.skipIf(!OPENSSL_AVAILABLE)('delivery retries and subscription health', 
     await publish('2026-05-14', 1);
     await runAt(evening('2026-05-14'));
     expect(receiver.deliveries.filter((d) => d.path === '/down')).toHaveLength(10);
-    const forInactive = await app.db.selectFrom('webhook_deliveries').select('id').where('subscription_id', '=', id).where('rate_date', '=', '2026-05-14').execute();
+    const forInactive = await app.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('subscription_id', '=', id)
+      .where('rate_date', '=', '2026-05-14')
+      .execute();
     expect(forInactive).toEqual([]);
 
     // Reactivated: active, count 0, and it receives the next publication.

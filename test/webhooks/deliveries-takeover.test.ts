@@ -101,7 +101,12 @@ describe.skipIf(!OPENSSL_AVAILABLE)('lease takeover and delivery-time SSRF check
     expect(receiver.deliveries).toEqual([]);
     expect(receiver.openConnections()).toBe(0);
     // resolved again for the attempt, not taken from creation
-    expect(asked.filter((a) => a.phase === 'delivery').map((a) => a.hostname).sort()).toEqual(['hooks.example.com', 'mixed.example.com']);
+    expect(
+      asked
+        .filter((a) => a.phase === 'delivery')
+        .map((a) => a.hostname)
+        .sort(),
+    ).toEqual(['hooks.example.com', 'mixed.example.com']);
 
     const rows = await app.db.selectFrom('webhook_deliveries').select(['subscription_id', 'state', 'attempts', 'last_status', 'last_error']).execute();
     for (const id of [rebound, mixed]) {

@@ -46,7 +46,11 @@ async function subscribe(app: TestApp, key: string, path: string, extra: Record<
   return res.body.subscription.id as string;
 }
 
-async function operatorOk<Result, Variables>(app: TestApp, document: TadaDocumentNode<Result, Variables>, ...variables: VariablesArgs<Variables>): Promise<void> {
+async function operatorOk<Result, Variables>(
+  app: TestApp,
+  document: TadaDocumentNode<Result, Variables>,
+  ...variables: VariablesArgs<Variables>
+): Promise<void> {
   const result = await app.operator(document, ...variables);
   expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
 }
@@ -62,7 +66,12 @@ async function deliveryRows(app: TestApp) {
 
 const countOf = async (app: TestApp, tableName: 'webhook_deliveries' | 'publications' | 'rates') =>
   Number(
-    (await app.db.selectFrom(tableName).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n,
+    (
+      await app.db
+        .selectFrom(tableName)
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
   );
 
 describe('publication: which subscriptions get a delivery', () => {

@@ -229,7 +229,11 @@ describe.skipIf(!OPENSSL_AVAILABLE)('createWebhookSender', () => {
       await expect(send(request('/sni', 'localhost'))).resolves.toEqual({ ok: true, status: 200, error: null });
       expect(receiver.deliveries.map((d) => d.servername)).toEqual(['localhost']);
       // other.test resolves to the same receiver, but the certificate does not name it.
-      await expect(send(request('/sni', 'other.test'))).resolves.toEqual({ ok: false, status: null, error: 'TLS handshake failed (ERR_TLS_CERT_ALTNAME_INVALID)' });
+      await expect(send(request('/sni', 'other.test'))).resolves.toEqual({
+        ok: false,
+        status: null,
+        error: 'TLS handshake failed (ERR_TLS_CERT_ALTNAME_INVALID)',
+      });
       expect(receiver.deliveries).toHaveLength(1);
     });
 

@@ -34,8 +34,7 @@ beforeAll(async () => {
 });
 
 const JSON_TYPE = { 'Content-Type': 'application/json' };
-const create = (key: string, body: unknown = { url: 'https://hooks.example.com/rates' }) =>
-  t.json(PATH, { key, method: 'POST', headers: JSON_TYPE, body });
+const create = (key: string, body: unknown = { url: 'https://hooks.example.com/rates' }) => t.json(PATH, { key, method: 'POST', headers: JSON_TYPE, body });
 const list = (key: string) => t.json(PATH, { key });
 const sorted = (codes: readonly string[]) => [...codes].sort();
 
@@ -250,11 +249,7 @@ describe('the signing secret at rest (D26)', () => {
   it('is stored encrypted: the row holds a v1. sealed value, never the secret nor its random part', async () => {
     const { key } = await account('professional');
     const { body } = await create(key);
-    const row = await t.db
-      .selectFrom('webhook_subscriptions')
-      .selectAll()
-      .where('id', '=', body.subscription.id)
-      .executeTakeFirstOrThrow();
+    const row = await t.db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', body.subscription.id).executeTakeFirstOrThrow();
     const secret: string = body.signingSecret;
     const random = secret.slice('whsec_'.length);
     expect(row.secret_ciphertext.startsWith('v1.')).toBe(true);
@@ -348,9 +343,7 @@ describe("each plan's subscription count (docs/api.md §8)", () => {
   it('five creations racing for the last place: exactly one wins', async () => {
     const { key } = await account('professional');
     await fill(key, 2);
-    const raced = await Promise.all(
-      Array.from({ length: 5 }, (_, i) => create(key, { url: `https://hooks.example.com/race/${i}` })),
-    );
+    const raced = await Promise.all(Array.from({ length: 5 }, (_, i) => create(key, { url: `https://hooks.example.com/race/${i}` })));
     const statuses = raced.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 403, 403, 403, 403]);
     for (const res of raced.filter((r) => r.status === 403)) expectError(res, 403, 'subscription_limit_reached');
@@ -359,7 +352,11 @@ describe("each plan's subscription count (docs/api.md §8)", () => {
     const rows = await t.db
       .selectFrom('webhook_subscriptions')
       .select('id')
-      .where('id', 'in', listed.body.subscriptions.map((s: { id: string }) => s.id))
+      .where(
+        'id',
+        'in',
+        listed.body.subscriptions.map((s: { id: string }) => s.id),
+      )
       .execute();
     expect(rows).toHaveLength(3);
   });

@@ -55,7 +55,11 @@ async function account(plan: Plan = 'professional'): Promise<{ key: string; emai
 const post = (key: string | undefined, body: unknown, headers: Record<string, string> = JSON_TYPE) =>
   t.json(PATH, { ...(key ? { key } : {}), method: 'POST', headers, body });
 const list = (key: string) => t.json(PATH, { key });
-const allowOf = (headers: Headers) => (headers.get('allow') ?? '').split(',').map((m) => m.trim()).sort();
+const allowOf = (headers: Headers) =>
+  (headers.get('allow') ?? '')
+    .split(',')
+    .map((m) => m.trim())
+    .sort();
 
 async function subscribe(key: string): Promise<string> {
   const res = await post(key, { url: `https://hooks.example.com/${randomUUID()}` });
@@ -467,7 +471,7 @@ describe('plans (403) and the order of checks (D11)', () => {
     expectError(await post(key, VALID), 403, 'webhooks_not_available');
   });
 
-  it.each(['free', 'starter'] as const)('%s: the request\'s own faults are 400 before the plan\'s 403', async (plan) => {
+  it.each(['free', 'starter'] as const)("%s: the request's own faults are 400 before the plan's 403", async (plan) => {
     const { key } = await account(plan);
     expectError(await post(key, { url: 'http://hooks.example.com/' }), 400, 'bad_request');
     expectError(await post(key, { url: 'https://127.0.0.1/' }), 400, 'bad_request');
@@ -481,16 +485,13 @@ describe('plans (403) and the order of checks (D11)', () => {
 
   // D26 makes resolving only to public addresses a rule of the url, and D11 puts the url's 400
   // before the plan's 403.
-  it.each(['free', 'starter'] as const)(
-    '%s: a url whose host does not resolve or resolves privately is 400, before the plan\'s 403',
-    async (plan) => {
-      const { key } = await account(plan);
-      expectError(await post(key, { url: 'https://nowhere.example.com/' }), 400, 'bad_request');
-      expectError(await post(key, { url: 'https://private.example.com/' }), 400, 'bad_request');
-    },
-  );
+  it.each(['free', 'starter'] as const)("%s: a url whose host does not resolve or resolves privately is 400, before the plan's 403", async (plan) => {
+    const { key } = await account(plan);
+    expectError(await post(key, { url: 'https://nowhere.example.com/' }), 400, 'bad_request');
+    expectError(await post(key, { url: 'https://private.example.com/' }), 400, 'bad_request');
+  });
 
-  it('at the plan\'s limit, faults of the request are 400 before subscription_limit_reached', async () => {
+  it("at the plan's limit, faults of the request are 400 before subscription_limit_reached", async () => {
     const { key } = await account('professional');
     for (let i = 0; i < 3; i++) await subscribe(key);
     expectError(await post(key, { url: 'http://hooks.example.com/' }), 400, 'bad_request');
@@ -527,7 +528,13 @@ describe("over a real socket (the service's listener)", () => {
   function send(body: string): Promise<{ status: number; body: any } | { error: string }> {
     return new Promise((resolve) => {
       const req = httpRequest(
-        { host: '127.0.0.1', port, path: PATH, method: 'POST', headers: { ...JSON_TYPE, Authorization: `Bearer ${key}`, 'Content-Length': String(Buffer.byteLength(body)) } },
+        {
+          host: '127.0.0.1',
+          port,
+          path: PATH,
+          method: 'POST',
+          headers: { ...JSON_TYPE, Authorization: `Bearer ${key}`, 'Content-Length': String(Buffer.byteLength(body)) },
+        },
         (res) => {
           let text = '';
           res.setEncoding('utf8');

@@ -115,7 +115,7 @@ describe('GET /api/webhook-subscriptions', () => {
     expect(text).not.toContain('secret_ciphertext');
   });
 
-  it('lists only the caller\'s own subscriptions', async () => {
+  it("lists only the caller's own subscriptions", async () => {
     const mine = await account();
     const theirs = await account();
     const a = await subscribe(mine.key);
@@ -361,12 +361,7 @@ describe('PATCH /api/webhook-subscriptions/{id}', () => {
     const theirs = await account();
     const other = await subscribe(theirs.key);
     const missing = unknownId();
-    expectSameNotFound(
-      await patch(mine.key, other.id, { isActive: false }),
-      other.id,
-      await patch(mine.key, missing, { isActive: false }),
-      missing,
-    );
+    expectSameNotFound(await patch(mine.key, other.id, { isActive: false }), other.id, await patch(mine.key, missing, { isActive: false }), missing);
     expect((await list(theirs.key)).body.subscriptions[0]).toMatchObject({ id: other.id, isActive: true });
   });
 

@@ -95,7 +95,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the test delivery', () => {
       expect(delivery!.headers['user-agent']).toMatch(/\S/);
     });
 
-    it('the body is {event, date, base, rates, delivery_id, timestamp} with only the subscription\'s currencies', async () => {
+    it("the body is {event, date, base, rates, delivery_id, timestamp} with only the subscription's currencies", async () => {
       const { key } = await account();
       const { id } = await subscribe(key, { currencies: ['usd', 'EUR', 'JPY'] });
       expect((await sendTest(key, id)).status).toBe(200);
@@ -111,7 +111,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the test delivery', () => {
       });
     });
 
-    it('a subscription to every code receives the latest day\'s full rates', async () => {
+    it("a subscription to every code receives the latest day's full rates", async () => {
       const { key } = await account();
       const { id } = await subscribe(key);
       expect((await sendTest(key, id)).body.success).toBe(true);
@@ -129,7 +129,9 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the test delivery', () => {
       const expected = `sha256=${createHmac('sha256', secret).update(delivery!.rawBody).digest('hex')}`;
       expect(delivery!.headers['x-exchangerates-signature']).toBe(expected);
       // another secret does not verify it
-      const other = `sha256=${createHmac('sha256', `whsec_${randomBytes(32).toString('base64url')}`).update(delivery!.rawBody).digest('hex')}`;
+      const other = `sha256=${createHmac('sha256', `whsec_${randomBytes(32).toString('base64url')}`)
+        .update(delivery!.rawBody)
+        .digest('hex')}`;
       expect(delivery!.headers['x-exchangerates-signature']).not.toBe(other);
     });
 
@@ -239,7 +241,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the test delivery', () => {
       expect(await health(key, id)).toEqual({ isActive: true, failureCount: 4, lastSuccessAt: null });
     });
 
-    it('404 not_found for another account\'s id, exactly as for an unknown id; nothing is sent', async () => {
+    it("404 not_found for another account's id, exactly as for an unknown id; nothing is sent", async () => {
       const mine = await account();
       const theirs = await account();
       const { id } = await subscribe(theirs.key, { currencies: ['USD'] });

@@ -43,12 +43,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('accounts')
     .addColumn('id', 'uuid', (c) => c.primaryKey().defaultTo(sql`gen_random_uuid()`))
-    .addColumn('email', 'text', (c) => c.notNull().unique().check(sql`email = lower(email)`))
-    .addColumn('plan', 'text', (c) =>
-      c.notNull().check(sql`plan in ('free', 'starter', 'professional', 'business', 'enterprise')`),
+    .addColumn('email', 'text', (c) =>
+      c
+        .notNull()
+        .unique()
+        .check(sql`email = lower(email)`),
     )
+    .addColumn('plan', 'text', (c) => c.notNull().check(sql`plan in ('free', 'starter', 'professional', 'business', 'enterprise')`))
     .addColumn('status', 'text', (c) =>
-      c.notNull().defaultTo('active').check(sql`status in ('active', 'suspended')`),
+      c
+        .notNull()
+        .defaultTo('active')
+        .check(sql`status in ('active', 'suspended')`),
     )
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
@@ -57,11 +63,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('api_keys')
     .addColumn('id', 'uuid', (c) => c.primaryKey().defaultTo(sql`gen_random_uuid()`))
     .addColumn('account_id', 'uuid', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-    .addColumn('prefix', 'text', (c) => c.notNull().unique().check(sql`prefix ~ '^[a-z]+[0-9]*$'`))
+    .addColumn('prefix', 'text', (c) =>
+      c
+        .notNull()
+        .unique()
+        .check(sql`prefix ~ '^[a-z]+[0-9]*$'`),
+    )
     .addColumn('key_hash', 'text', (c) => c.notNull().unique())
     .addColumn('last_four', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) =>
-      c.notNull().defaultTo('active').check(sql`status in ('active', 'revoked')`),
+      c
+        .notNull()
+        .defaultTo('active')
+        .check(sql`status in ('active', 'revoked')`),
     )
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('revoked_at', 'timestamptz')

@@ -6,10 +6,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .alterTable('accounts')
     // The day of month the quota resets (D17 in docs/decisions.md): the sign-up day unless the
     // operator sets another.
-    .addColumn('billing_day', 'smallint', (c) => c.notNull().defaultTo(sql`extract(day from now())`).check(sql`billing_day between 1 and 31`))
+    .addColumn('billing_day', 'smallint', (c) =>
+      c
+        .notNull()
+        .defaultTo(sql`extract(day from now())`)
+        .check(sql`billing_day between 1 and 31`),
+    )
     // The period the count belongs to; a request in a later period starts the count again.
     .addColumn('quota_period', 'date', (c) => c.notNull().defaultTo('1970-01-01'))
-    .addColumn('quota_used', 'integer', (c) => c.notNull().defaultTo(0).check(sql`quota_used >= 0`))
+    .addColumn('quota_used', 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`quota_used >= 0`),
+    )
     .execute();
   await sql`update accounts set billing_day = extract(day from created_at at time zone 'UTC')`.execute(db);
 

@@ -29,7 +29,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('publication_id', 'integer', (c) => c.notNull().references('publications.id'))
     // the exact body sent on every attempt, so retries are byte-identical
     .addColumn('payload', 'text', (c) => c.notNull())
-    .addColumn('state', 'text', (c) => c.notNull().defaultTo('pending').check(sql`state in ('pending', 'delivered', 'failed', 'abandoned')`))
+    .addColumn('state', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('pending')
+        .check(sql`state in ('pending', 'delivered', 'failed', 'abandoned')`),
+    )
     .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('next_attempt_at', 'timestamptz', (c) => c.notNull())
     // a process working on the delivery holds it until then; after that another may take it over

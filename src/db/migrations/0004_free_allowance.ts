@@ -7,7 +7,12 @@ import { sql, type Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .alterTable('accounts')
-    .addColumn('free_used', 'integer', (c) => c.notNull().defaultTo(0).check(sql`free_used >= 0`))
+    .addColumn('free_used', 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`free_used >= 0`),
+    )
     .execute();
   // Until now Free counted in the monthly columns: in the lifetime period, or (after a downgrade) in
   // the paid period it came from. That count is the allowance used so far.

@@ -22,11 +22,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('error', 'text')
     .addColumn('outcome', 'text', (c) => c.notNull().check(sql`outcome in ('delivered', 'failed')`))
     .execute();
-  await db.schema
-    .createIndex('webhook_attempts_subscription')
-    .on('webhook_attempts')
-    .columns(['subscription_id', 'attempted_at desc', 'id desc'])
-    .execute();
+  await db.schema.createIndex('webhook_attempts_subscription').on('webhook_attempts').columns(['subscription_id', 'attempted_at desc', 'id desc']).execute();
   await db.schema.createIndex('webhook_attempts_attempted_at').on('webhook_attempts').column('attempted_at').execute();
 }
 

@@ -34,7 +34,10 @@ const HEADERS = {
   'Cache-Control': header('`no-store` on keyed answers, `no-cache` on / and /status, `public, max-age=86400` on /symbols'),
   'X-RateLimit-Limit-Monthly': header("The plan's monthly quota (Free: its one-time allowance, D16)", { type: 'integer' }),
   'X-RateLimit-Remaining-Monthly': header('Requests left in this billing period', { type: 'integer' }),
-  'X-RateLimit-Reset': header('When the quota (keyed) or the hourly window (free mode) resets; left out on Free (D17)', { type: 'string', format: 'date-time' }),
+  'X-RateLimit-Reset': header('When the quota (keyed) or the hourly window (free mode) resets; left out on Free (D17)', {
+    type: 'string',
+    format: 'date-time',
+  }),
   'X-RateLimit-Limit': header('Free-mode /convert: requests allowed per window (3)', { type: 'integer' }),
   'X-RateLimit-Remaining': header('Free-mode /convert: requests left in this window', { type: 'integer' }),
   'X-RateLimit-Window': header('Free-mode /convert: the window, in seconds (3600)', { type: 'integer' }),
@@ -71,7 +74,14 @@ function errorTypes(route: Route): RefusalCode[] {
 function rateLimitHeaders(route: Route): HeaderName[] {
   if (route.auth === 'key') return ['X-RateLimit-Limit-Monthly', 'X-RateLimit-Remaining-Monthly', 'X-RateLimit-Reset'];
   if (route.auth === 'optional') {
-    return ['X-RateLimit-Limit-Monthly', 'X-RateLimit-Remaining-Monthly', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Window', 'X-RateLimit-Reset'];
+    return [
+      'X-RateLimit-Limit-Monthly',
+      'X-RateLimit-Remaining-Monthly',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Window',
+      'X-RateLimit-Reset',
+    ];
   }
   return [];
 }
@@ -177,7 +187,8 @@ export function openApiDocument(table: readonly Route[], options: DocumentOption
       headers: HEADERS,
       responses: {
         MethodNotAllowed: {
-          description: 'Any method but GET, HEAD and OPTIONS on a data endpoint, or one a webhook path does not take: `method_not_allowed`, with an `Allow` header',
+          description:
+            'Any method but GET, HEAD and OPTIONS on a data endpoint, or one a webhook path does not take: `method_not_allowed`, with an `Allow` header',
           headers: headerRefs(['Allow', 'X-Request-Id']),
           content: { 'application/json': { schema: jsonSchema(errorEnvelope(405, ['method_not_allowed'])) } },
         },

@@ -144,16 +144,22 @@ export function errorEnvelope(status: number, types: readonly [string, ...string
 /** Query and path parameters, as the facade parses them (src/rest/params.ts). */
 export const Param = {
   date: IsoDate.meta({ description: '`YYYY-MM-DD`, a Sydney calendar date from 2018 on', example: '2023-01-03' }),
-  code: z.string().regex(/^[A-Za-z]{3}$/).meta({ description: 'a currency code of /symbols, in any case (D3)', example: 'USD' }),
+  code: z
+    .string()
+    .regex(/^[A-Za-z]{3}$/)
+    .meta({ description: 'a currency code of /symbols, in any case (D3)', example: 'USD' }),
   symbols: z
     .string()
     .max(256)
     .regex(/^[A-Za-z, ]+$/)
-    .meta({ description: 'comma-separated currency codes of /symbols, in any case; blanks around a code and repeats are ignored (D4); an unsupported code is 400', example: 'USD,EUR' }),
-  base: z.string().regex(/^[Aa][Uu][Dd]$/).meta({ description: 'only `AUD`, the default: every rate is quoted against AUD (D1)' }),
-  amount: z
+    .meta({
+      description: 'comma-separated currency codes of /symbols, in any case; blanks around a code and repeats are ignored (D4); an unsupported code is 400',
+      example: 'USD,EUR',
+    }),
+  base: z
     .string()
-    .max(256)
-    .meta({ description: 'a number greater than 0 and at most 1e15, written in decimal (`100`, `12.5`; D14)', example: '100' }),
+    .regex(/^[Aa][Uu][Dd]$/)
+    .meta({ description: 'only `AUD`, the default: every rate is quoted against AUD (D1)' }),
+  amount: z.string().max(256).meta({ description: 'a number greater than 0 and at most 1e15, written in decimal (`100`, `12.5`; D14)', example: '100' }),
   id: z.string().max(256).meta({ description: 'the subscription id' }),
 };
