@@ -4,11 +4,9 @@
 // mouse, once with the keyboard only, once at a phone's size. Screenshots of every page go to
 // test-artifacts/dashboard/ (not committed) for a person to look at.
 import { mkdirSync } from 'node:fs';
-import { pino } from 'pino';
-import { chromium, type Browser as Chromium, type Page } from 'playwright-core';
+import type { Browser as Chromium, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { LISTENER_LIMITS } from '../../src/http/limits.js';
-import { createListener, listen } from '../../src/http/server.js';
+import { launchChromium, serveOnLoopback, type ServedHandler } from '../support/browser.js';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { startDashboardApp, type DashboardApp } from '../support/dashboard.js';
 import { graphql } from '../../src/graphql.js';
@@ -20,7 +18,7 @@ let t: DashboardApp;
 let receiver: WebhookReceiver;
 let browser: Chromium;
 let base: string;
-let server: ReturnType<typeof createListener>;
+let served: ServedHandler;
 
 beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
@@ -31,18 +29,14 @@ beforeAll(async () => {
     ...(OPENSSL_AVAILABLE ? { webhookNetwork: { ca: [receiver.ca], timeoutMs: 5_000 } } : {}),
   });
   await t.importFixture('f11.1-data.csv');
-  server = createListener(t.app.web.node, { limits: LISTENER_LIMITS, logger: pino({ level: 'silent' }) });
-  base = await listen(server, 0, '127.0.0.1');
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
+  served = await serveOnLoopback(t.app.web.node);
+  base = served.origin;
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  await served?.close();
   await t?.close();
   await receiver?.close();
 });

@@ -1,43 +1,33 @@
 // GraphiQL in a real browser (Debian's Chromium driven by playwright-core): every request the page
 // makes stays on the internal origin (or is inline: data:, blob:); after signing in through the
 // form, the cookie is HttpOnly and SameSite=Strict and a query run from the editor answers.
-import { existsSync, mkdirSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { pino } from 'pino';
-import { chromium, type Browser } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { LISTENER_LIMITS } from '../../src/http/limits.js';
-import { createListener } from '../../src/http/server.js';
 import { OPERATOR_TOKEN, startTestApp, type TestApp } from '../support/app.js';
+import { CHROMIUM_AVAILABLE, launchChromium, serveOnLoopback, type ServedHandler } from '../support/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = new URL('../../test-output/', import.meta.url);
 
 let t: TestApp;
-let server: Server;
+let served: ServedHandler;
 let origin: string;
 let browser: Browser;
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) return;
+  if (!CHROMIUM_AVAILABLE) return;
   t = await startTestApp();
   await t.importFixture('f11.1-data.csv');
-  server = createListener((req, res) => void t.app.internal(req, res), { limits: LISTENER_LIMITS, logger: pino({ level: 'silent' }) });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
+  served = await serveOnLoopback((req, res) => void t.app.internal(req, res));
+  origin = served.origin;
+  browser = await launchChromium();
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
-  server?.closeAllConnections();
-  await new Promise((done) => server?.close(done));
+  await served?.close();
   await t?.close();
 });
 
-it.skipIf(!existsSync(CHROMIUM))('loads GraphiQL from this origin only, signs in with the form and runs a query', { timeout: 120_000 }, async () => {
+it.skipIf(!CHROMIUM_AVAILABLE)('loads GraphiQL from this origin only, signs in with the form and runs a query', { timeout: 120_000 }, async () => {
   const requested: string[] = [];
   const failures: string[] = [];
   const openPage = async () => {
