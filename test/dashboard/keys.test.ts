@@ -1,7 +1,7 @@
 // The keys page: list, generate (shown once, replacing the single key of Free and Starter only when
 // confirmed, disabled past the plan's count), revoke with confirmation; another account's key is 404.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Browser, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
+import { Browser, signedInBrowser, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
 import { graphql } from '../../src/graphql.js';
 
 let t: DashboardApp;
@@ -11,11 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function signedIn(email: string): Promise<Browser> {
-  const browser = new Browser(t);
-  await browser.signIn(t, email);
-  return browser;
-}
+const signedIn = (email: string): Promise<Browser> => signedInBrowser(t, email);
 
 const keyOf = (html: string) => /id="new-key" type="text" readonly value="([a-z]+_[A-Za-z0-9]{56})"/.exec(html)?.[1];
 

@@ -3,7 +3,7 @@
 // and outcome; Free's one allowance since sign-up (D35 in docs/decisions.md). Only the signed-in
 // account's own requests are counted.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Browser, pageText, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
+import { Browser, signedInBrowser, pageText, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
 import { graphql } from '../../src/graphql.js';
 
 let t: DashboardApp;
@@ -14,11 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function signedIn(email: string): Promise<Browser> {
-  const browser = new Browser(t);
-  await browser.signIn(t, email);
-  return browser;
-}
+const signedIn = (email: string): Promise<Browser> => signedInBrowser(t, email);
 
 async function accountIdOf(email: string): Promise<string> {
   return (await t.db.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirstOrThrow()).id;

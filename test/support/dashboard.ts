@@ -148,3 +148,10 @@ export class Browser {
     return this.post('/dashboard/sign-in', { token });
   }
 }
+
+/** A browser signed in as `email` through the dashboard's own flow. */
+export async function signedInBrowser(app: DashboardApp, email: string): Promise<Browser> {
+  const browser = new Browser(app);
+  await browser.signIn(app, email);
+  return browser;
+}
