@@ -2,34 +2,11 @@
 // (401 invalid_api_key) by the other as soon as the revoke's page has answered, though the other
 // had the key cached. The sign-in link comes from the first process's log, as a local user reads it
 // without a mail server.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCliStore, importFixtureVia, accountWithKeyVia, type CliStore, type RunningService, startService } from '../support/cli.js';
+import { describe, expect, it } from 'vitest';
+import { accountWithKeyVia, servicesOnOneStore, type RunningService } from '../support/cli.js';
 
 describe.skipIf(!process.env.DATABASE_URL)('a key revoked on the dashboard of one process', () => {
-  let store: CliStore;
-  let services: RunningService[] = [];
-  const dirs: string[] = [];
-
-  beforeAll(async () => {
-    store = await createCliStore();
-    services = await Promise.all(
-      [0, 1].map(() => {
-        const dataDir = mkdtempSync(join(tmpdir(), 'aud-rates-mp-'));
-        dirs.push(dataDir);
-        return startService({ ...store.env, DATA_DIR: dataDir });
-      }),
-    );
-    await importFixtureVia(services[0]!, 'f11.1-data.csv');
-  }, 120_000);
-
-  afterAll(async () => {
-    await Promise.all(services.map((s) => s.stop()));
-    await store?.close();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  });
+  const { services } = servicesOnOneStore(2, 'f11.1-data.csv');
 
   /** A browser's visit to one process's dashboard: the session cookie it was given, sent back. */
   function visit(service: RunningService) {

@@ -1,41 +1,18 @@
 // Several service processes on one Postgres database (issue: exact under concurrency, across
 // processes): the monthly quota, the keyless hourly limit and revocations hold for all of them, and
 // every process serves the rates another process has just stored (each holds them in memory).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LISTENER_APPLICATION_NAME } from '../../src/db/change-feed.js';
 import { billingPeriod } from '../../src/domain/billing.js';
-import { createCliStore, importFixtureVia, startService, type CliStore, type RunningService } from '../support/cli.js';
+import { importFixtureVia, servicesOnOneStore } from '../support/cli.js';
 import { graphql } from '../../src/graphql.js';
 
 const PROCESSES = 3;
 const LIMIT = 50_000; // Professional
 
 describe.skipIf(!process.env.DATABASE_URL)('three service processes sharing one Postgres', () => {
-  let store: CliStore;
-  let services: RunningService[] = [];
-  const dirs: string[] = [];
-
-  beforeAll(async () => {
-    store = await createCliStore();
-    services = await Promise.all(
-      Array.from({ length: PROCESSES }, () => {
-        const dataDir = mkdtempSync(join(tmpdir(), 'aud-rates-mp-'));
-        dirs.push(dataDir);
-        return startService({ ...store.env, DATA_DIR: dataDir });
-      }),
-    );
-    await importFixtureVia(services[0]!, 'f11.1-data.csv');
-  }, 120_000);
-
-  afterAll(async () => {
-    await Promise.all(services.map((s) => s.stop()));
-    await store?.close();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  });
+  const { store, services } = servicesOnOneStore(PROCESSES, 'f11.1-data.csv');
 
   async function accountWithKey(email: string): Promise<{ key: string; prefix: string }> {
     await services[0]!.operator(graphql('mutation($e: EmailAddress!) { createAccount(email: $e, plan: professional) { id } }'), { e: email });

@@ -367,6 +367,35 @@ export function serviceOnOwnStore(env: Record<string, string> = {}): { store: Cl
   return { store: standIn('the store', () => store), service: standIn('the service', () => service) };
 }
 
+/**
+ * `count` service processes on one store of the file's own (Postgres), each with a data directory
+ * of its own, the fixture imported through the first. The store stands in for the one made before
+ * all tests; the array is filled then.
+ */
+export function servicesOnOneStore(count: number, fixture: string): { store: CliStore; services: RunningService[] } {
+  let store: CliStore | undefined;
+  const services: RunningService[] = [];
+  const dirs: string[] = [];
+  beforeAll(async () => {
+    store = await createCliStore();
+    const started = await Promise.all(
+      Array.from({ length: count }, () => {
+        const dataDir = mkdtempSync(join(tmpdir(), 'aud-rates-mp-'));
+        dirs.push(dataDir);
+        return startService({ ...store!.env, DATA_DIR: dataDir });
+      }),
+    );
+    services.push(...started);
+    await importFixtureVia(services[0]!, fixture);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all(services.map((s) => s.stop()));
+    await store?.close();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+  return { store: standIn('the store', () => store), services };
+}
+
 /** Set-up through the internal endpoint: imports a fixture as the CLI would. */
 export async function importFixtureVia(service: RunningService, name: string): Promise<void> {
   const table = parseRbaFile(readFileSync(fixturePath(name)), name);
