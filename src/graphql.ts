@@ -5,6 +5,7 @@
 // time the tag only parses the document, once, where it is written.
 import { initGraphQLTada } from 'gql.tada';
 import type { RateValues } from './db/rates.js';
+import type { RateSeries } from './domain/rate-history.js';
 import type { introspection } from './graphql-env.d.ts';
 
 /** What each custom scalar of src/schema/scalars.ts is on the wire (variables and JSON results alike). */
@@ -18,7 +19,7 @@ interface Scalars {
   SignedDecimal: string;
   Text: string;
   RateMap: RateValues;
-  RateSeries: Record<string, RateValues>;
+  RateSeries: RateSeries;
 }
 
 export const graphql = initGraphQLTada<{ introspection: introspection; scalars: Scalars }>();

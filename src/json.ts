@@ -1,6 +1,7 @@
 // JSON with exact numbers. Rates and conversion results are decimal strings inside the service; on
 // the wire they must be JSON numbers with exactly those digits ('61.4', never 61.40000000000001),
 // which a JS number cannot promise for every value. Raw JSON text is written out verbatim.
+import { rateIn, type RateSeries, type RateValues } from './domain/rate-history.js';
 
 export class RawJson {
   constructor(readonly text: string) {}
@@ -21,30 +22,37 @@ export function stringify(value: Json): string {
   return `{${out}}`;
 }
 
-// Stored days and series are shared, unchanging objects of one generation of the rate history
-// (src/domain/rate-history.ts), so their JSON is written once per object and reused by every
-// response that carries them. The memo is weak: it lives exactly as long as the objects do, so it
-// needs neither a bound nor invalidation.
+// Stored days are shared, unchanging (frozen) objects of one generation of the rate history
+// (src/domain/rate-history.ts), so their JSON is written once per day and reused by every response
+// that carries them. The memo is weak: it lives exactly as long as the days do, so it needs neither
+// a bound nor invalidation. A request's own subset of a day is written as it is.
 const written = new WeakMap<object, RawJson>();
 
-/** A rates object (code → decimal string) as JSON numbers. */
-export function ratesJson(rates: Record<string, string>): RawJson {
-  let json = written.get(rates);
-  if (!json) {
-    let out = '';
+function ratesText(rates: RateValues, codes: readonly string[] | null): string {
+  let out = '';
+  if (codes === null) {
     for (const code in rates) out += `${out ? ',' : ''}"${code}":${rates[code]}`;
-    written.set(rates, (json = new RawJson(`{${out}}`)));
+  } else {
+    for (const code of codes) {
+      const rate = rateIn(rates, code);
+      if (rate !== undefined) out += `${out ? ',' : ''}"${code}":${rate}`;
+    }
   }
+  return `{${out}}`;
+}
+
+/** A rates object (code → decimal string) as JSON numbers. */
+export function ratesJson(rates: RateValues): RawJson {
+  if (!Object.isFrozen(rates)) return new RawJson(ratesText(rates, null));
+  let json = written.get(rates);
+  if (!json) written.set(rates, (json = new RawJson(ratesText(rates, null))));
   return json;
 }
 
-/** A time series (date → rates object) as JSON. */
-export function seriesJson(series: Record<string, Record<string, string>>): RawJson {
-  let json = written.get(series);
-  if (!json) {
-    let out = '';
-    for (const date in series) out += `${out ? ',' : ''}"${date}":${ratesJson(series[date]!).text}`;
-    written.set(series, (json = new RawJson(`{${out}}`)));
-  }
-  return json;
+/** A time series as JSON (date → rates), written from the stored days without copying them. */
+export function seriesJson(series: RateSeries): RawJson {
+  const { codes } = series;
+  let out = '';
+  for (const day of series.days) out += `${out ? ',' : ''}"${day.date}":${codes ? ratesText(day.rates, codes) : ratesJson(day.rates).text}`;
+  return new RawJson(`{${out}}`);
 }

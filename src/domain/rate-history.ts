@@ -31,6 +31,30 @@ export function pickRates(rates: RateValues, codes: readonly string[]): RateValu
   return picked;
 }
 
+/**
+ * The rates of a range of days, all codes or only `codes` (a time series' answer). It refers to
+ * the shared days rather than copying them: the REST facade writes its JSON straight from them
+ * (src/json.ts), and JSON.stringify, for GraphQL clients, gets the date → rates map from `toJSON`.
+ */
+export class RateSeries {
+  constructor(
+    /** ascending */
+    readonly days: readonly RateDay[],
+    /** only these codes, in this order; null for every code */
+    readonly codes: readonly string[] | null,
+  ) {}
+
+  /** Each day's date and rates (only `codes`, as pickRates gives them). */
+  *entries(): Generator<[string, RateValues]> {
+    const { codes } = this;
+    for (const day of this.days) yield [day.date, codes ? pickRates(day.rates, codes) : day.rates];
+  }
+
+  toJSON(): Record<string, RateValues> {
+    return Object.fromEntries(this.entries());
+  }
+}
+
 /** One stored day, as the store holds it (code → any decimal text). */
 export interface StoredRates {
   date: string;

@@ -9,6 +9,8 @@ import { BadRequestError } from '../errors.js';
 const MAX_PARAM_LENGTH = 256;
 
 const TWO_HEX_DIGITS = /^[0-9A-Fa-f]{2}$/;
+/** Printable ASCII without `%` and `+`: decodes to itself, in a query or a path. */
+const NOTHING_TO_DECODE = /^[\x21-\x24\x26-\x2a\x2c-\x7e]*$/;
 
 /**
  * The bytes a percent-encoded component stands for (WHATWG URL): `%XX` is one byte, a `%` without
@@ -37,6 +39,8 @@ function percentDecode(component: string, plusIsSpace: boolean): Uint8Array {
  * and decodeURIComponent would give U+FFFD or throw a URIError instead).
  */
 function decodeComponent(component: string, plusIsSpace: boolean, what: string): string {
+  // Most components are plain ASCII with nothing to decode: they are their own text.
+  if (NOTHING_TO_DECODE.test(component)) return component;
   const text = decodeUtf8(percentDecode(component, plusIsSpace));
   const fault = text === null ? NOT_UTF8 : textFault(text);
   if (text === null || fault !== null) throw new BadRequestError(`${what} ('${clip(component)}') ${fault}`);

@@ -381,7 +381,7 @@ export const routes: readonly Route[] = [
       const columns = codes ?? QUOTED_CODES;
       return new CsvBody(`aud-rates_${start}_${end}.csv`, function* () {
         yield csvRow(['date', ...columns]);
-        for (const date in rates) yield csvRow([date, ...columns.map((code) => rates[date]![code] ?? '')]);
+        for (const [date, day] of rates.entries()) yield csvRow([date, ...columns.map((code) => day[code] ?? '')]);
       });
     },
     doc: {

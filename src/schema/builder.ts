@@ -2,6 +2,7 @@ import SchemaBuilder from '@pothos/core';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import type { RateValues } from '../db/rates.js';
+import type { RateSeries } from '../domain/rate-history.js';
 import type { Context } from './context.js';
 import { refusalFor, viewerScopes, type ViewerScopes } from './viewer-scopes.js';
 
@@ -19,7 +20,7 @@ export const builder = new SchemaBuilder<{
     SignedDecimal: { Input: never; Output: string };
     Text: { Input: string; Output: string };
     RateMap: { Input: never; Output: RateValues };
-    RateSeries: { Input: never; Output: Record<string, RateValues> };
+    RateSeries: { Input: never; Output: RateSeries };
   };
 }>({
   defaultFieldNullability: false,

@@ -1,6 +1,6 @@
 import { sydneyDate, unixTimestampOfDate } from '../domain/calendar.js';
 import type { CurrencyCode } from '../domain/currencies.js';
-import { pickRates, rateIn, type RateDay, type RateValues } from '../domain/rate-history.js';
+import { pickRates, rateIn, RateSeries, type RateDay, type RateValues } from '../domain/rate-history.js';
 import { NotFoundError, ServiceUnavailableError } from '../errors.js';
 import { builder } from './builder.js';
 import type { Context } from './context.js';
@@ -27,12 +27,6 @@ export const RateDayRef = builder.objectRef<RateDay>('RateDay').implement({
 
 const ratesOf = (rates: RateValues, codes: readonly CurrencyCode[] | null | undefined): RateValues => (codes ? pickRates(rates, codes) : rates);
 
-function seriesMap(days: readonly RateDay[], codes: readonly CurrencyCode[] | null | undefined): Record<string, RateValues> {
-  const map: Record<string, RateValues> = {};
-  for (const day of days) map[day.date] = ratesOf(day.rates, codes);
-  return map;
-}
-
 export const TimeSeriesRef = builder.objectRef<readonly RateDay[]>('TimeSeries').implement({
   description: 'The days of a date range that have data, ascending.',
   fields: (t) => ({
@@ -41,7 +35,7 @@ export const TimeSeriesRef = builder.objectRef<readonly RateDay[]>('TimeSeries')
       type: 'RateSeries',
       description: 'The whole series in one value: date → rates, all codes or only `codes` (AUD asked for is 1).',
       args: { codes: t.arg({ type: [CurrencyCodeEnum] }) },
-      resolve: (days, { codes }) => seriesMap(days, codes),
+      resolve: (days, { codes }) => new RateSeries(days, codes ?? null),
     }),
   }),
 });

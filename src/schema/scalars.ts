@@ -1,14 +1,28 @@
 import { GraphQLError, Kind } from 'graphql';
-import { DateTimeISOResolver, EmailAddressResolver, LocalDateResolver, SafeIntResolver, UUIDResolver } from 'graphql-scalars';
+import { DateTimeISOResolver, EmailAddressResolver, SafeIntResolver, UUIDResolver } from 'graphql-scalars';
+import { isValidIsoDate } from '../domain/calendar.js';
 import { isPlainDecimal, normalizeDecimal } from '../domain/decimal.js';
 import { textFault } from '../domain/text.js';
 import { builder } from './builder.js';
 
-builder.addScalarType('LocalDate', LocalDateResolver);
 builder.addScalarType('DateTime', DateTimeISOResolver);
 builder.addScalarType('SafeInt', SafeIntResolver);
 builder.addScalarType('EmailAddress', EmailAddressResolver);
 builder.addScalarType('UUID', UUIDResolver);
+
+function localDate(value: unknown): string {
+  if (typeof value !== 'string' || !isValidIsoDate(value)) throw new GraphQLError(`Value is not a valid LocalDate: ${String(value)}`);
+  return value;
+}
+
+// The calendar's own check (src/domain/calendar.ts) rather than graphql-scalars' LocalDate, which
+// builds a Date and its ISO string for every date a request sends or receives.
+builder.scalarType('LocalDate', {
+  description: 'A local date string (i.e., with no associated timezone) in `YYYY-MM-DD` format, e.g. `2020-01-01`.',
+  serialize: localDate,
+  parseValue: localDate,
+  parseLiteral: (ast) => localDate(ast.kind === Kind.STRING ? ast.value : undefined),
+});
 
 function parseDecimal(value: unknown): string {
   if (typeof value !== 'string' || !isPlainDecimal(value)) {

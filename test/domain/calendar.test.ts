@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   addDays,
@@ -292,6 +293,31 @@ describe('isValidIsoDate', () => {
     expect(isValidIsoDate('2024-02-03 ')).toBe(false);
     expect(isValidIsoDate('2024-02-03T00:00:00Z')).toBe(false);
     expect(isValidIsoDate('')).toBe(false);
+  });
+
+  it("agrees with JavaScript's own calendar on every shape of YYYY-MM-DD, and its timestamp with Date's", () => {
+    const pad = (n: number, width: number) => String(n).padStart(width, '0');
+    // The oracle: Date rolls an impossible day over into the next month, so a date is real when it comes back unchanged.
+    const real = (year: number, month: number, day: number) => {
+      const d = new Date(0);
+      d.setUTCFullYear(year, month - 1, day);
+      return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day ? d.getTime() : null;
+    };
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }), (year, month, day) => {
+        const text = `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}`;
+        const ms = real(year, month, day);
+        expect(isValidIsoDate(text)).toBe(ms !== null);
+        if (ms !== null) expect(daysBetween('1970-01-01', text)).toBe(ms / 86_400_000);
+      }),
+      { seed: 20261126, numRuns: 20_000 },
+    );
+    fc.assert(
+      fc.property(fc.string({ minLength: 10, maxLength: 10 }), (text) => {
+        expect(isValidIsoDate(text)).toBe(/^\d{4}-\d{2}-\d{2}$/.test(text) && real(+text.slice(0, 4), +text.slice(5, 7), +text.slice(8)) !== null);
+      }),
+      { seed: 7, numRuns: 5_000 },
+    );
   });
 });
 
