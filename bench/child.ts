@@ -1,22 +1,32 @@
-// Runs bench/serve.ts in a child Node process (tsx loaded with --import), so the servers get an
-// event loop (and a core) of their own, apart from the load generator. BENCH_CPU_PROF=<dir> makes
-// the child write a V8 CPU profile there when it exits.
+// Runs bench/serve.ts in a child Node process, so the servers get an event loop (and a core) of
+// their own, apart from the load generator. The child runs a bundle of it, built as `npm start`
+// builds the service (scripts/build.ts), so the service is measured as it runs there.
+// BENCH_CPU_PROF=<dir> makes the child write a V8 CPU profile there when it exits.
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { bundle } from '../scripts/build.js';
 import type { RunningServers, ServersInfo } from './servers.js';
 
 const SERVE = fileURLToPath(new URL('./serve.ts', import.meta.url));
+/** in the project's dist/, where the bundle finds the packages */
+const SERVE_BUNDLE = fileURLToPath(new URL(`../dist/bench-serve-${process.pid}.js`, import.meta.url));
 
 /** `sharedAnswers`: whether identical read requests share answers in the service */
-export function startServersInChild(sharedAnswers: boolean): Promise<RunningServers> {
+export async function startServersInChild(sharedAnswers: boolean): Promise<RunningServers> {
+  await bundle(SERVE, SERVE_BUNDLE);
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   // Measured as `npm start` runs it: in production mode (graphql skips its development checks).
-  const child = spawn(process.execPath, [...profile, '--expose-gc', '--import', 'tsx', SERVE], {
+  const child = spawn(process.execPath, [...profile, '--expose-gc', '--enable-source-maps', SERVE_BUNDLE], {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production', BENCH_SHARED_ANSWERS: sharedAnswers ? 'on' : 'off' },
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  void exited.then(() => {
+    rmSync(SERVE_BUNDLE, { force: true });
+    rmSync(`${SERVE_BUNDLE}.map`, { force: true });
+  });
 
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout });

@@ -264,12 +264,17 @@ export interface RunningService {
 }
 
 /**
- * Starts `node --import tsx src/main.ts` on PORT=0 and INTERNAL_PORT=0 and waits until it listens:
- * its "listening" log line, or its service.json naming this process.
+ * Starts `node --import tsx src/main.ts` (or node with `nodeArgs`, such as a bundle's path) on
+ * PORT=0 and INTERNAL_PORT=0 and waits until it listens: its "listening" log line, or its
+ * service.json naming this process.
  */
-export async function startService(env: Record<string, string>, timeoutMs = 60_000): Promise<RunningService> {
+export async function startService(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  nodeArgs: readonly string[] = ['--import', 'tsx', 'src/main.ts'],
+): Promise<RunningService> {
   const dataDir = env.DATA_DIR!;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, nodeArgs, {
     cwd: ROOT,
     // No scheduler unless a test asks for one: tests never reach the RBA's servers.
     env: childEnv({ PORT: '0', INTERNAL_PORT: '0', LOG_LEVEL: 'info', SCHEDULER: 'off', ...env }),

@@ -1,0 +1,55 @@
+// `npm start` runs the bundle scripts/build.ts writes (dist/main.js), not the TypeScript sources:
+// the bundle must serve what the sources serve, including what modules read from beside their
+// source files (the API guide, the dashboard's stylesheet, the package's version).
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { bundle } from '../scripts/build.js';
+import { ROOT, createCliStore, startService, type CliStore, type RunningService } from './support/cli.js';
+
+let outDir: string;
+let store: CliStore;
+let service: RunningService;
+beforeAll(async () => {
+  // inside the project, as dist/ is: the bundle finds its packages in the project's node_modules
+  mkdirSync(join(ROOT, 'dist'), { recursive: true });
+  outDir = mkdtempSync(join(ROOT, 'dist', 'test-'));
+  [store] = await Promise.all([createCliStore(), bundle('src/main.ts', join(outDir, 'main.js'))]);
+  service = await startService(store.env, 60_000, ['--enable-source-maps', join(outDir, 'main.js')]);
+}, 90_000);
+afterAll(async () => {
+  await service?.stop();
+  await store?.close();
+  rmSync(outDir, { recursive: true, force: true });
+});
+
+it('is one file of JavaScript with its source map, and no TypeScript loader is needed to run it', () => {
+  const code = readFileSync(join(outDir, 'main.js'), 'utf8');
+  expect(code).toMatch(/\/\/# sourceMappingURL=main\.js\.map\s*$/);
+  expect(JSON.parse(readFileSync(join(outDir, 'main.js.map'), 'utf8'))).toMatchObject({ version: 3 });
+  expect(service.output()).toMatch(/"msg":"listening on /);
+});
+
+it('answers the REST API', async () => {
+  const symbols = await service.get('/symbols');
+  expect(symbols.status).toBe(200);
+  expect((symbols.body as { count: number }).count).toBe(21);
+});
+
+it('serves the OpenAPI document with the guide read from beside its source and the version from package.json', async () => {
+  const guide = readFileSync('src/rest/openapi/guide.md', 'utf8');
+  const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+  const answer = await service.get('/openapi.json');
+  expect(answer.status).toBe(200);
+  expect((answer.body as { info: { description: string; version: string } }).info).toEqual(expect.objectContaining({ description: guide, version }));
+});
+
+it("serves the dashboard's stylesheet read from beside its source", async () => {
+  const page = await fetch(`${service.file.publicUrl}/dashboard/sign-in`);
+  const html = await page.text();
+  const stylesheet = /href="(\/dashboard\/static\/style-[0-9a-f]{16}\.css)"/.exec(html)?.[1];
+  expect(stylesheet).toBeDefined();
+  const css = await fetch(`${service.file.publicUrl}${stylesheet}`);
+  expect(css.status).toBe(200);
+  expect(await css.text()).toBe(readFileSync('src/dashboard/style.css', 'utf8'));
+});
