@@ -31,27 +31,11 @@ export async function grantUnits(
   wanted: number,
   deadline: Date | null,
 ): Promise<Grant | null> {
-  // FOR UPDATE makes a racing statement wait, then re-read the row it updated. The period only
-  // moves forward: a request stamped with an older period (a process whose clock lags) counts in
-  // the stored one, so no count is ever reset early.
+  // grant_units (migration 0010) locks the account's row, so a racing grant waits, then reads the
+  // count it updated. The period only moves forward: a request stamped with an older period (a
+  // process whose clock lags) counts in the stored one, so no count is ever reset early.
   const { rows } = await sql<{ start: number; granted: number }>`
-    with current as (
-      select id,
-        case when ${count.period}::date is null then free_used
-             when quota_period >= ${count.period}::date then quota_used
-             else 0 end as used,
-        greatest(quota_period, ${count.period}::date) as period
-      from accounts where id = ${accountId} for update
-    ), grant_ as (
-      select id, used, period, least(greatest(${limit}::int - used, 0), ${wanted}::int) as granted from current
-    )
-    update accounts set
-      free_used = case when ${count.period}::date is null then grant_.used + grant_.granted else free_used end,
-      quota_used = case when ${count.period}::date is null then quota_used else grant_.used + grant_.granted end,
-      quota_period = grant_.period
-    from grant_
-    where accounts.id = grant_.id and (${deadline}::timestamptz is null or clock_timestamp() < ${deadline}::timestamptz)
-    returning grant_.used as start, grant_.granted`.execute(db);
+    select start, granted from grant_units(${accountId}, ${count.period}::date, ${limit}::int, ${wanted}::int, ${deadline}::timestamptz)`.execute(db);
   const row = rows[0];
   return row ? { start: Number(row.start), granted: Number(row.granted) } : null;
 }
