@@ -12,9 +12,14 @@ export function isPlainDecimal(text: string): boolean {
   return PLAIN_DECIMAL.test(text);
 }
 
-/** The shortest exact text of a decimal: '61.40' → '61.4', '10635' → '10635', '0.000' → '0'. */
+/**
+ * The shortest exact text of a decimal: '61.40' → '61.4', '10635' → '10635', '0.000' → '0'. Plain
+ * decimal text (every rate and amount) is trimmed as text, and a Decimal written as it is: every
+ * conversion writes several, and building a Decimal for each was a tenth of its cost.
+ */
 export function normalizeDecimal(value: Decimal.Value): string {
-  return new Dec(value).toFixed();
+  if (typeof value === 'string' && isPlainDecimal(value)) return trimDecimal(value);
+  return (Decimal.isDecimal(value) ? value : new Dec(value)).toFixed();
 }
 
 export interface ConversionMaths {
@@ -27,13 +32,10 @@ export interface ConversionMaths {
 /** D15: rates are units of currency per 1 AUD, so rate(from→to) = rates[to] / rates[from]. */
 export function convertAmount(amount: string, fromRate: string, toRate: string): ConversionMaths {
   const rate = new Dec(toRate).dividedBy(fromRate);
-  return {
-    rate: normalizeDecimal(rate.toDecimalPlaces(6)),
-    result: normalizeDecimal(rate.times(amount).toDecimalPlaces(4)),
-  };
+  return { rate: rate.toDecimalPlaces(6).toFixed(), result: rate.times(amount).toDecimalPlaces(4).toFixed() };
 }
 
-/** normalizeDecimal for text already known to be a plain decimal, without building a Decimal (hot path). */
+/** normalizeDecimal of text already known to be a plain decimal, as text (no Decimal built). */
 export function trimDecimal(text: string): string {
   if (!text.includes('.')) return text.replace(/^0+(?=\d)/, '');
   const trimmed = text.replace(/^0+(?=\d)/, '').replace(/0+$/, '');
