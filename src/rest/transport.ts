@@ -81,7 +81,10 @@ export function nodeEntry(serve: Serve, logger: Logger): (req: IncomingMessage, 
     if (!url) return;
     serve(new NodeRequest(req, url)).then(
       ({ answer, headers, request }) => {
-        res.writeHead(answer!.status, headerList(headers));
+        const list = headerList(headers);
+        // A JSON body is sent whole with its length, not in chunks (a HEAD answer gives the GET's length).
+        if (typeof answer!.body === 'string') list.push('Content-Length', String(Buffer.byteLength(answer!.body)));
+        res.writeHead(answer!.status, list);
         const body = request.method === 'HEAD' ? null : answer!.body;
         if (body instanceof CsvBody) {
           // Row by row, waiting whenever the socket's buffer is full.

@@ -136,6 +136,34 @@ describe('a year of every code over a real socket', () => {
     await new Promise((done) => server.close(done));
   });
 
+  const exchange = (method: string, path: string) =>
+    new Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }>((resolve, reject) => {
+      const req = httpRequest({ port, method, path, headers: { Authorization: `Bearer ${key}` } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it('JSON arrives whole with its Content-Length (not chunked); HEAD gives the same length and no body', async () => {
+    const path = '/timeseries?start_date=2024-01-01&end_date=2024-12-31&symbols=USD,EUR';
+    const get = await exchange('GET', path);
+    expect(get.status).toBe(200);
+    expect(get.headers['transfer-encoding']).toBeUndefined();
+    expect(get.headers['content-length']).toBe(String(get.body.length));
+    expect(JSON.parse(get.body.toString('utf8'))).toMatchObject({ success: true, timeseries: true });
+    const head = await exchange('HEAD', path);
+    expect(head.status).toBe(200);
+    expect(head.headers['content-length']).toBe(String(get.body.length));
+    expect(head.body.length).toBe(0);
+    const refused = await exchange('GET', '/timeseries?start_date=2024-12-31&end_date=2024-01-01');
+    expect(refused.status).toBe(400);
+    expect(refused.headers['content-length']).toBe(String(refused.body.length));
+  });
+
   it('arrives in chunks (chunked, no Content-Length) and whole', async () => {
     const { headers, chunks } = await new Promise<{ headers: Record<string, unknown>; chunks: Buffer[] }>((resolve, reject) => {
       const req = httpRequest(
