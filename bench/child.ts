@@ -11,22 +11,19 @@ import type { RunningServers, ServersInfo } from './servers.js';
 
 const SERVE = fileURLToPath(new URL('./serve.ts', import.meta.url));
 /** in the project's dist/, where the bundle finds the packages */
-const SERVE_BUNDLE = fileURLToPath(new URL(`../dist/bench-serve-${process.pid}.js`, import.meta.url));
+const BUNDLE_DIR = fileURLToPath(new URL(`../dist/bench-${process.pid}/`, import.meta.url));
 
 /** `sharedAnswers`: whether identical read requests share answers in the service */
 export async function startServersInChild(sharedAnswers: boolean): Promise<RunningServers> {
-  await bundle(SERVE, SERVE_BUNDLE);
+  const serveBundle = await bundle(SERVE, BUNDLE_DIR);
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   // Measured as `npm start` runs it: in production mode (graphql skips its development checks).
-  const child = spawn(process.execPath, [...profile, '--expose-gc', '--enable-source-maps', SERVE_BUNDLE], {
+  const child = spawn(process.execPath, [...profile, '--expose-gc', '--enable-source-maps', serveBundle], {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production', BENCH_SHARED_ANSWERS: sharedAnswers ? 'on' : 'off' },
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  void exited.then(() => {
-    rmSync(SERVE_BUNDLE, { force: true });
-    rmSync(`${SERVE_BUNDLE}.map`, { force: true });
-  });
+  void exited.then(() => rmSync(BUNDLE_DIR, { recursive: true, force: true }));
 
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout });

@@ -6,7 +6,9 @@
 // A module that reads a file beside its source (`new URL('./guide.md', import.meta.url)`, a
 // package resolved from its own place) gets its source file's URL as `import.meta.url`, so the
 // bundle reads exactly the files the sources do.
+import { rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 
@@ -23,11 +25,18 @@ const sourceUrls: Plugin = {
   },
 };
 
-/** Bundles `entry` (a TypeScript file) into `outfile`, an ES module with its source map beside it. */
-export async function bundle(entry: string, outfile: string): Promise<void> {
+/**
+ * Bundles `entry` (a TypeScript file) into `outdir`: `<name>.js`, an ES module with its source map
+ * beside it, and the chunks it imports when it runs (src/main.ts loads the service while the
+ * database opens). Returns the path of the entry's bundle.
+ */
+export async function bundle(entry: string, outdir: string): Promise<string> {
   await build({
     entryPoints: [entry],
-    outfile,
+    outdir,
+    entryNames: '[name]',
+    chunkNames: 'chunks/[name]-[hash]',
+    splitting: true,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -37,8 +46,10 @@ export async function bundle(entry: string, outfile: string): Promise<void> {
     logLevel: 'warning',
     plugins: [sourceUrls],
   });
+  return join(outdir, `${basename(entry).replace(/\.tsx?$/, '')}.js`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  await bundle('src/main.ts', 'dist/main.js');
+  rmSync('dist', { recursive: true, force: true });
+  await bundle('src/main.ts', 'dist');
 }

@@ -14,8 +14,9 @@ beforeAll(async () => {
   // inside the project, as dist/ is: the bundle finds its packages in the project's node_modules
   mkdirSync(join(ROOT, 'dist'), { recursive: true });
   outDir = mkdtempSync(join(ROOT, 'dist', 'test-'));
-  [store] = await Promise.all([createCliStore(), bundle('src/main.ts', join(outDir, 'main.js'))]);
-  service = await startService(store.env, 60_000, ['--enable-source-maps', join(outDir, 'main.js')]);
+  const [created, main] = await Promise.all([createCliStore(), bundle('src/main.ts', outDir)]);
+  store = created;
+  service = await startService(store.env, 60_000, ['--enable-source-maps', main]);
 }, 90_000);
 afterAll(async () => {
   await service?.stop();
@@ -23,7 +24,7 @@ afterAll(async () => {
   rmSync(outDir, { recursive: true, force: true });
 });
 
-it('is one file of JavaScript with its source map, and no TypeScript loader is needed to run it', () => {
+it('is JavaScript with its source map, and no TypeScript loader is needed to run it', () => {
   const code = readFileSync(join(outDir, 'main.js'), 'utf8');
   expect(code).toMatch(/\/\/# sourceMappingURL=main\.js\.map\s*$/);
   expect(JSON.parse(readFileSync(join(outDir, 'main.js.map'), 'utf8'))).toMatchObject({ version: 3 });
