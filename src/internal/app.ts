@@ -3,53 +3,21 @@
 // operator token (as a bearer token, or the session cookie a browser gets by signing in); only
 // GraphiQL's page and the sign-in form, which hold no data, load without it.
 import { Response, createServerAdapter } from '@whatwg-node/server';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
-import { createGraphQLError, createYoga, maskError, type Plugin } from 'graphql-yoga';
-import { DomainError } from '../errors.js';
-import { decodeUtf8, NOT_UTF8 } from '../domain/text.js';
-import { createContext, OPERATOR } from '../schema/context.js';
+import type { GraphQLSchema } from 'graphql';
 import type { Services } from '../services.js';
 import { graphiqlPage, GRAPHIQL_CSP, SIGN_IN_PATH, signInPage } from './graphiql.js';
-import { operationLimitPlugins } from './limits.js';
 import { OperatorAuth } from './operator-auth.js';
+import type { InternalYoga } from './yoga.js';
 
 export const INTERNAL_GRAPHQL_PATH = '/graphql';
 export const METRICS_PATH = '/metrics';
 
-/**
- * Request bodies read as strict UTF-8: yoga's own reading puts U+FFFD where bytes are not UTF-8,
- * and a mutation would store that. Text that decodes but holds NUL or a lone surrogate (JSON
- * escapes) is the Text scalar's to refuse.
- */
-const strictUtf8Bodies: Plugin = {
-  onRequestParse({ request, requestParser, setRequestParser, fetchAPI }) {
-    if (request.method !== 'POST' || !requestParser) return;
-    setRequestParser(async (sent) => {
-      const text = decodeUtf8(new Uint8Array(await sent.arrayBuffer()));
-      if (text === null) {
-        throw createGraphQLError(`The request body ${NOT_UTF8}`, { extensions: { code: 'bad_request', http: { status: 400 } } });
-      }
-      return requestParser(new fetchAPI.Request(sent.url, { method: sent.method, headers: sent.headers, body: text }));
-    });
-  },
-};
-
 export function createInternalApp(options: { schema: GraphQLSchema; services: Services; operatorToken: string }) {
-  const yoga = createYoga({
-    schema: options.schema,
-    graphqlEndpoint: INTERNAL_GRAPHQL_PATH,
-    landingPage: false,
-    graphiql: false, // served above, from the package rather than a CDN
-    logging: false,
-    // A domain error is an answer (its message and extensions.code are shown); anything else is a
-    // fault, masked as yoga masks it.
-    maskedErrors: {
-      maskError: (error, message, isDev) =>
-        error instanceof GraphQLError && error.originalError instanceof DomainError ? error : maskError(error, message, isDev),
-    },
-    plugins: [strictUtf8Bodies, ...operationLimitPlugins],
-    context: () => createContext(options.services, OPERATOR),
-  });
+  // Loaded on the first operation, not at start-up: yoga and its plugins are a good part of a
+  // start's module loading, and the public API never needs them.
+  let yoga: Promise<InternalYoga> | null = null;
+  const internalYoga = () =>
+    (yoga ??= import('./yoga.js').then(({ createInternalYoga }) => createInternalYoga(options.schema, options.services, INTERNAL_GRAPHQL_PATH)));
   const auth = new OperatorAuth(options.operatorToken);
   const html = (body: string, status = 200, headers: Record<string, string> = {}) =>
     new Response(body, { status, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', ...headers } });
@@ -68,7 +36,7 @@ export function createInternalApp(options: { schema: GraphQLSchema; services: Se
     const { pathname } = new URL(request.url);
     if (pathname === SIGN_IN_PATH) return signIn(request);
     if (pathname === INTERNAL_GRAPHQL_PATH && request.method === 'GET' && wantsHtml(request)) {
-      return html(graphiqlPage(INTERNAL_GRAPHQL_PATH), 200, { 'Content-Security-Policy': GRAPHIQL_CSP });
+      return html(await graphiqlPage(INTERNAL_GRAPHQL_PATH), 200, { 'Content-Security-Policy': GRAPHIQL_CSP });
     }
     if (!auth.allows(request)) {
       return new Response(
@@ -81,7 +49,7 @@ export function createInternalApp(options: { schema: GraphQLSchema; services: Se
       );
     }
     if (pathname === METRICS_PATH) return metrics(request);
-    return yoga.fetch(request);
+    return (await internalYoga()).fetch(request);
   });
 
   async function metrics(request: Request): Promise<Response> {

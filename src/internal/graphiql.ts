@@ -2,7 +2,6 @@
 // package: its scripts, styles, fonts and editor workers are inlined in the one page (data: and
 // blob: URLs), so loading it asks nothing of any other origin. The page holds no data; every query
 // it sends is checked like any other (session cookie or bearer token).
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 
 export const SIGN_IN_PATH = '/sign-in';
 
@@ -29,16 +28,16 @@ query ServiceStatus {
 }
 `;
 
-let page: string | undefined;
+let page: Promise<string> | undefined;
 
-/** The page, rendered once (the package's assets make it about 10 MB). */
-export function graphiqlPage(endpoint: string): string {
-  return (page ??= renderGraphiQL({
-    title: 'aud-rates internal GraphQL',
-    endpoint,
-    defaultQuery: STARTING_DOCUMENT,
-    credentials: 'same-origin',
-  }));
+/**
+ * The page, rendered once, when first asked for (the package's assets make it about 10 MB, and
+ * loading the package is left out of start-up).
+ */
+export function graphiqlPage(endpoint: string): Promise<string> {
+  return (page ??= import('@graphql-yoga/render-graphiql').then(({ renderGraphiQL }) =>
+    renderGraphiQL({ title: 'aud-rates internal GraphQL', endpoint, defaultQuery: STARTING_DOCUMENT, credentials: 'same-origin' }),
+  ));
 }
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

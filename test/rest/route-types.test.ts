@@ -54,6 +54,6 @@ describe('route types', () => {
       respond: () => ({ body: null }),
     });
     // The typed document is a DocumentNode that the facade compiles as it is (graphql-jit).
-    expect(prepareDocuments(schema, [agreeing]).get(agreeing)).toBeDefined();
+    expect(prepareDocuments(schema, [agreeing])(agreeing)).toBeDefined();
   });
 });

@@ -12,31 +12,37 @@ import { decodeQuery } from '../params.js';
 import type { Route, RouteRequest } from '../routes.js';
 
 /**
- * Validates and compiles every route's document once, at start-up; a bad one stops the
- * service. The documents never change, so each runs as a compiled function (graphql-jit) rather
- * than being walked again by the interpreter on every request.
+ * Validates every route's document at start-up (a bad one stops the service) and compiles each one
+ * once, on its route's first request. The documents never change, so each runs as a compiled
+ * function (graphql-jit) rather than being walked again by the interpreter on every request;
+ * compiling on first use keeps that work out of start-up.
  */
-export function prepareDocuments(schema: GraphQLSchema, table: readonly Route[]): Map<Route, CompiledQuery> {
-  const documents = new Map<Route, CompiledQuery>();
+export function prepareDocuments(schema: GraphQLSchema, table: readonly Route[]): (route: Route) => CompiledQuery {
   for (const route of table) {
     const errors = validate(schema, route.document);
     if (errors.length > 0) throw new Error(`Route ${route.name}: ${errors.map((e) => e.message).join('; ')}`);
-    const compiled = compileQuery(schema, route.document);
-    if (!isCompiledQuery(compiled)) throw new Error(`Route ${route.name}: ${compiled.errors?.map((e) => e.message).join('; ')}`);
-    documents.set(route, compiled);
   }
-  return documents;
+  const documents = new Map<Route, CompiledQuery>();
+  return (route) => {
+    let compiled = documents.get(route);
+    if (!compiled) {
+      const result = compileQuery(schema, route.document);
+      if (!isCompiledQuery(result)) throw new Error(`Route ${route.name}: ${result.errors?.map((e) => e.message).join('; ')}`);
+      documents.set(route, (compiled = result));
+    }
+    return compiled;
+  };
 }
 
 export function runOperation(schema: GraphQLSchema, table: readonly Route[], services: Services, documentationUrl: string): Step {
-  const documents = prepareDocuments(schema, table);
+  const compiledFor = prepareDocuments(schema, table);
   return async (exchange) => {
     const route = exchange.route!;
     const { viewer, session } = exchange;
     const request: RouteRequest = { params: exchange.params, search: decodeQuery(exchange.request.url.search), body: exchange.body, viewer, documentationUrl };
     const variables = route.variables(request);
     const context = (exchange.context = createContext(services, viewer ?? session ?? ANONYMOUS));
-    const result = await documents.get(route)!.query(undefined, context, variables);
+    const result = await compiledFor(route).query(undefined, context, variables);
     if (result.errors?.length) throw result.errors[0]!;
     const headers: Record<string, string> = { 'Cache-Control': route.cacheControl };
     if (route.csv) {
