@@ -31,7 +31,7 @@ export async function grantUnits(
   wanted: number,
   deadline: Date | null,
 ): Promise<Grant | null> {
-  // grant_units (migration 0010) locks the account's row, so a racing grant waits, then reads the
+  // grant_units (migration 0011) locks the account's row, so a racing grant waits, then reads the
   // count it updated. The period only moves forward: a request stamped with an older period (a
   // process whose clock lags) counts in the stored one, so no count is ever reset early.
   const { rows } = await sql<{ start: number; granted: number }>`
