@@ -60,8 +60,14 @@ async function generate(db: Kysely<Database>, last: string): Promise<Record<stri
     INSERT INTO usage_totals_daily (day, endpoint, status, requests)
     SELECT day, endpoint, status, sum(requests) FROM usage_daily GROUP BY day, endpoint, status`.execute(db);
   await sql`
+    INSERT INTO usage_account_daily (day, account_id, requests)
+    SELECT day, account_id, sum(requests) FROM usage_daily GROUP BY day, account_id`.execute(db);
+  await sql`
     INSERT INTO usage_account_monthly (month, account_id, requests)
     SELECT date_trunc('month', day)::date, account_id, sum(requests) FROM usage_daily GROUP BY 1, 2`.execute(db);
+  await sql`
+    INSERT INTO usage_account_yearly (year, account_id, requests)
+    SELECT date_trunc('year', day)::date, account_id, sum(requests) FROM usage_daily GROUP BY 1, 2`.execute(db);
   await sql`
     INSERT INTO keyless_usage_daily (day, endpoint, status, requests)
     SELECT d::date, 'Convert', s, 1 + (abs(hashtext(d::text || s)) % 5000)
@@ -112,7 +118,9 @@ async function generate(db: Kysely<Database>, last: string): Promise<Record<stri
     'api_keys',
     'usage_daily',
     'usage_totals_daily',
+    'usage_account_daily',
     'usage_account_monthly',
+    'usage_account_yearly',
     'keyless_usage_daily',
     'conversions_daily',
     'conversions_monthly',

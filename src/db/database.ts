@@ -99,6 +99,20 @@ export interface UsageAccountMonthlyTable {
   requests: number;
 }
 
+/** Keyed requests per account and Sydney day: a roll-up of `usage_daily`. */
+export interface UsageAccountDailyTable {
+  day: string;
+  account_id: string;
+  requests: number;
+}
+
+/** Keyed requests per account and year (its first day): a roll-up of `usage_daily`. */
+export interface UsageAccountYearlyTable {
+  year: string;
+  account_id: string;
+  requests: number;
+}
+
 /** /convert answers by pair, per Sydney day: with a key or without, dated (historical) or latest. */
 export interface ConversionsDailyTable {
   day: string;
@@ -252,7 +266,9 @@ export interface Database {
   api_keys: ApiKeysTable;
   usage_daily: UsageDailyTable;
   usage_totals_daily: UsageTotalsDailyTable;
+  usage_account_daily: UsageAccountDailyTable;
   usage_account_monthly: UsageAccountMonthlyTable;
+  usage_account_yearly: UsageAccountYearlyTable;
   conversions_daily: ConversionsDailyTable;
   conversions_monthly: ConversionsMonthlyTable;
   keyless_usage_daily: KeylessUsageDailyTable;
