@@ -102,6 +102,13 @@ async function generate(db: Kysely<Database>, last: string): Promise<Record<stri
       CASE WHEN a = d.attempts AND d.state = 'delivered' THEN 200 ELSE 503 END, CASE WHEN a = d.attempts AND d.state = 'delivered' THEN 'delivered' ELSE 'failed' END
     FROM webhook_deliveries d CROSS JOIN LATERAL generate_series(1, d.attempts) AS a
     WHERE d.rate_date > ${addDays(last, -90)}`.execute(db);
+  // the roll-ups the delivery worker keeps in step with them (src/db/webhooks.ts)
+  await sql`
+    INSERT INTO webhook_deliveries_daily (rate_date, state, deliveries, attempts)
+    SELECT rate_date, state, count(*), sum(attempts) FROM webhook_deliveries GROUP BY rate_date, state`.execute(db);
+  await sql`
+    INSERT INTO webhook_attempt_durations (rate_date, duration_ms, attempts)
+    SELECT rate_date, duration_ms, count(*) FROM webhook_attempts WHERE event = 'rates.published' GROUP BY rate_date, duration_ms`.execute(db);
   await sql`
     INSERT INTO rba_polls (polled_at, duration_ms, reason, expected_date, outcome, sources, days_stored, days_updated, newest_date, error)
     SELECT d + time '15:55' + make_interval(mins => p * 4), 300 + p * 10, 'slot', d::date,
@@ -127,6 +134,8 @@ async function generate(db: Kysely<Database>, last: string): Promise<Record<stri
     'webhook_subscriptions',
     'webhook_deliveries',
     'webhook_attempts',
+    'webhook_deliveries_daily',
+    'webhook_attempt_durations',
     'rba_polls',
     'rates',
   ] as const) {

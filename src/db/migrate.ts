@@ -10,6 +10,7 @@ import * as m0006 from './migrations/0006_dashboard.js';
 import * as m0007 from './migrations/0007_webhook_attempts.js';
 import * as m0008 from './migrations/0008_conversions_keyless_polls.js';
 import * as m0009 from './migrations/0009_account_usage_rollups.js';
+import * as m0010 from './migrations/0010_webhook_rollups.js';
 
 // Listed explicitly rather than read from disk, so they run the same under tsx, a bundle or tests.
 const migrations: Record<string, Migration> = {
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '0007_webhook_attempts': m0007,
   '0008_conversions_keyless_polls': m0008,
   '0009_account_usage_rollups': m0009,
+  '0010_webhook_rollups': m0010,
 };
 
 export function migrator(db: Kysely<Database>): Migrator {
