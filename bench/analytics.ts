@@ -60,8 +60,14 @@ async function generate(db: Kysely<Database>, last: string): Promise<Record<stri
     INSERT INTO usage_totals_daily (day, endpoint, status, requests)
     SELECT day, endpoint, status, sum(requests) FROM usage_daily GROUP BY day, endpoint, status`.execute(db);
   await sql`
+    INSERT INTO usage_account_daily (day, account_id, requests)
+    SELECT day, account_id, sum(requests) FROM usage_daily GROUP BY day, account_id`.execute(db);
+  await sql`
     INSERT INTO usage_account_monthly (month, account_id, requests)
     SELECT date_trunc('month', day)::date, account_id, sum(requests) FROM usage_daily GROUP BY 1, 2`.execute(db);
+  await sql`
+    INSERT INTO usage_account_yearly (year, account_id, requests)
+    SELECT date_trunc('year', day)::date, account_id, sum(requests) FROM usage_daily GROUP BY 1, 2`.execute(db);
   await sql`
     INSERT INTO keyless_usage_daily (day, endpoint, status, requests)
     SELECT d::date, 'Convert', s, 1 + (abs(hashtext(d::text || s)) % 5000)
@@ -96,6 +102,13 @@ async function generate(db: Kysely<Database>, last: string): Promise<Record<stri
       CASE WHEN a = d.attempts AND d.state = 'delivered' THEN 200 ELSE 503 END, CASE WHEN a = d.attempts AND d.state = 'delivered' THEN 'delivered' ELSE 'failed' END
     FROM webhook_deliveries d CROSS JOIN LATERAL generate_series(1, d.attempts) AS a
     WHERE d.rate_date > ${addDays(last, -90)}`.execute(db);
+  // the roll-ups the delivery worker keeps in step with them (src/db/webhooks.ts)
+  await sql`
+    INSERT INTO webhook_deliveries_daily (rate_date, state, deliveries, attempts)
+    SELECT rate_date, state, count(*), sum(attempts) FROM webhook_deliveries GROUP BY rate_date, state`.execute(db);
+  await sql`
+    INSERT INTO webhook_attempt_durations (rate_date, duration_ms, attempts)
+    SELECT rate_date, duration_ms, count(*) FROM webhook_attempts WHERE event = 'rates.published' GROUP BY rate_date, duration_ms`.execute(db);
   await sql`
     INSERT INTO rba_polls (polled_at, duration_ms, reason, expected_date, outcome, sources, days_stored, days_updated, newest_date, error)
     SELECT d + time '15:55' + make_interval(mins => p * 4), 300 + p * 10, 'slot', d::date,
@@ -112,13 +125,17 @@ async function generate(db: Kysely<Database>, last: string): Promise<Record<stri
     'api_keys',
     'usage_daily',
     'usage_totals_daily',
+    'usage_account_daily',
     'usage_account_monthly',
+    'usage_account_yearly',
     'keyless_usage_daily',
     'conversions_daily',
     'conversions_monthly',
     'webhook_subscriptions',
     'webhook_deliveries',
     'webhook_attempts',
+    'webhook_deliveries_daily',
+    'webhook_attempt_durations',
     'rba_polls',
     'rates',
   ] as const) {

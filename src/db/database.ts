@@ -99,6 +99,20 @@ export interface UsageAccountMonthlyTable {
   requests: number;
 }
 
+/** Keyed requests per account and Sydney day: a roll-up of `usage_daily`. */
+export interface UsageAccountDailyTable {
+  day: string;
+  account_id: string;
+  requests: number;
+}
+
+/** Keyed requests per account and year (its first day): a roll-up of `usage_daily`. */
+export interface UsageAccountYearlyTable {
+  year: string;
+  account_id: string;
+  requests: number;
+}
+
 /** /convert answers by pair, per Sydney day: with a key or without, dated (historical) or latest. */
 export interface ConversionsDailyTable {
   day: string;
@@ -194,6 +208,14 @@ export interface WebhookDeliveriesTable {
   finished_at: ColumnType<Date | null, never, Date | null>;
 }
 
+/** Deliveries per rate day and state, with their attempts: a roll-up of `webhook_deliveries`, a state with none left at 0. */
+export interface WebhookDeliveriesDailyTable {
+  rate_date: string;
+  state: DeliveryState;
+  deliveries: number;
+  attempts: number;
+}
+
 export type AttemptOutcome = 'delivered' | 'failed';
 
 /** One attempt of a delivery, test deliveries included; pruned after the retention (src/jobs/webhook-deliveries.ts). */
@@ -212,6 +234,13 @@ export interface WebhookAttemptsTable {
   http_status: number | null;
   error: string | null;
   outcome: AttemptOutcome;
+}
+
+/** Publication attempts (not tests) per rate day and duration: a roll-up of `webhook_attempts`, pruned with them. */
+export interface WebhookAttemptDurationsTable {
+  rate_date: string;
+  duration_ms: number;
+  attempts: number;
 }
 
 /** A history workbook (RBA_HISTORY_URLS) stored in full; it is fetched no more. */
@@ -252,7 +281,9 @@ export interface Database {
   api_keys: ApiKeysTable;
   usage_daily: UsageDailyTable;
   usage_totals_daily: UsageTotalsDailyTable;
+  usage_account_daily: UsageAccountDailyTable;
   usage_account_monthly: UsageAccountMonthlyTable;
+  usage_account_yearly: UsageAccountYearlyTable;
   conversions_daily: ConversionsDailyTable;
   conversions_monthly: ConversionsMonthlyTable;
   keyless_usage_daily: KeylessUsageDailyTable;
@@ -261,6 +292,8 @@ export interface Database {
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  webhook_deliveries_daily: WebhookDeliveriesDailyTable;
+  webhook_attempt_durations: WebhookAttemptDurationsTable;
   sign_in_links: SignInLinksTable;
   dashboard_sessions: DashboardSessionsTable;
 }

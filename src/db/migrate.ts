@@ -9,6 +9,8 @@ import * as m0005 from './migrations/0005_history_imports.js';
 import * as m0006 from './migrations/0006_dashboard.js';
 import * as m0007 from './migrations/0007_webhook_attempts.js';
 import * as m0008 from './migrations/0008_conversions_keyless_polls.js';
+import * as m0009 from './migrations/0009_account_usage_rollups.js';
+import * as m0010 from './migrations/0010_webhook_rollups.js';
 import * as m0011 from './migrations/0011_grant_units.js';
 
 // Listed explicitly rather than read from disk, so they run the same under tsx, a bundle or tests.
@@ -21,6 +23,8 @@ const migrations: Record<string, Migration> = {
   '0006_dashboard': m0006,
   '0007_webhook_attempts': m0007,
   '0008_conversions_keyless_polls': m0008,
+  '0009_account_usage_rollups': m0009,
+  '0010_webhook_rollups': m0010,
   '0011_grant_units': m0011,
 };
 

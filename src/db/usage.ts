@@ -4,7 +4,9 @@ import type {
   ConversionsMonthlyTable,
   Database,
   KeylessUsageDailyTable,
+  UsageAccountDailyTable,
   UsageAccountMonthlyTable,
+  UsageAccountYearlyTable,
   UsageDailyTable,
   UsageTotalsDailyTable,
 } from './database.js';
@@ -16,7 +18,15 @@ export interface UsageBatch {
   conversions: ConversionsDailyTable[];
 }
 
-type CountTable = 'usage_daily' | 'usage_totals_daily' | 'usage_account_monthly' | 'keyless_usage_daily' | 'conversions_daily' | 'conversions_monthly';
+type CountTable =
+  | 'usage_daily'
+  | 'usage_totals_daily'
+  | 'usage_account_daily'
+  | 'usage_account_monthly'
+  | 'usage_account_yearly'
+  | 'keyless_usage_daily'
+  | 'conversions_daily'
+  | 'conversions_monthly';
 /** the stored count plus the batch's (the table named: a bare column would be ambiguous beside `excluded`) */
 const addRequests = (table: CountTable) => sql<number>`${sql.ref(`${table}.requests`)} + excluded.requests`;
 
@@ -37,6 +47,7 @@ function rollUp<From, Row extends { requests: number }>(
 }
 
 const monthOf = (day: string) => `${day.slice(0, 8)}01`;
+const yearOf = (day: string) => `${day.slice(0, 5)}01-01`;
 
 /** Adds a batch of request counts to the daily rows and the roll-ups of the keyed ones, all or nothing. */
 export async function addUsage(db: Kysely<Database>, batch: UsageBatch): Promise<void> {
@@ -58,6 +69,16 @@ export async function addUsage(db: Kysely<Database>, batch: UsageBatch): Promise
         .values(totals)
         .onConflict((oc) => oc.columns(['day', 'endpoint', 'status']).doUpdateSet({ requests: addRequests('usage_totals_daily') }))
         .execute();
+      const days = rollUp<UsageDailyTable, UsageAccountDailyTable>(
+        batch.keyed,
+        (r) => `${r.day} ${r.account_id}`,
+        (r) => ({ day: r.day, account_id: r.account_id, requests: r.requests }),
+      );
+      await trx
+        .insertInto('usage_account_daily')
+        .values(days)
+        .onConflict((oc) => oc.columns(['day', 'account_id']).doUpdateSet({ requests: addRequests('usage_account_daily') }))
+        .execute();
       const months = rollUp<UsageDailyTable, UsageAccountMonthlyTable>(
         batch.keyed,
         (r) => `${monthOf(r.day)} ${r.account_id}`,
@@ -67,6 +88,16 @@ export async function addUsage(db: Kysely<Database>, batch: UsageBatch): Promise
         .insertInto('usage_account_monthly')
         .values(months)
         .onConflict((oc) => oc.columns(['month', 'account_id']).doUpdateSet({ requests: addRequests('usage_account_monthly') }))
+        .execute();
+      const years = rollUp<UsageDailyTable, UsageAccountYearlyTable>(
+        batch.keyed,
+        (r) => `${yearOf(r.day)} ${r.account_id}`,
+        (r) => ({ year: yearOf(r.day), account_id: r.account_id, requests: r.requests }),
+      );
+      await trx
+        .insertInto('usage_account_yearly')
+        .values(years)
+        .onConflict((oc) => oc.columns(['year', 'account_id']).doUpdateSet({ requests: addRequests('usage_account_yearly') }))
         .execute();
     }
     if (batch.keyless.length > 0) {

@@ -1,8 +1,16 @@
 // Repository for webhook subscriptions and their deliveries. Plain functions taking `db` or `trx`.
 import { randomUUID } from 'node:crypto';
-import { sql, type Insertable, type Kysely } from 'kysely';
+import { sql, type Insertable, type Kysely, type RawBuilder, type Updateable } from 'kysely';
 import type { Plan } from '../domain/plans.js';
-import type { Database, WebhookAttemptsTable, WebhookDelivery, WebhookSubscription, WebhookSubscriptionsTable } from './database.js';
+import type {
+  Database,
+  WebhookAttemptsTable,
+  WebhookDeliveriesDailyTable,
+  WebhookDeliveriesTable,
+  WebhookDelivery,
+  WebhookSubscription,
+  WebhookSubscriptionsTable,
+} from './database.js';
 
 export async function insertSubscription(db: Kysely<Database>, row: Insertable<WebhookSubscriptionsTable>): Promise<WebhookSubscription> {
   return db.insertInto('webhook_subscriptions').values(row).returningAll().executeTakeFirstOrThrow();
@@ -25,10 +33,30 @@ export async function findSubscription(db: Kysely<Database>, accountId: string, 
   return db.selectFrom('webhook_subscriptions').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
 }
 
-/** Removes the subscription and its deliveries; false when the account has no such subscription. */
+/**
+ * Removes the subscription with its deliveries and attempts, taking them off the roll-ups; false
+ * when the account has no such subscription. The subscription is locked first, so no delivery of
+ * it is recorded between the count and the delete.
+ */
 export async function deleteSubscription(db: Kysely<Database>, accountId: string, id: string): Promise<boolean> {
-  const result = await db.deleteFrom('webhook_subscriptions').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
-  return result.numDeletedRows > 0n;
+  return db.transaction().execute(async (trx) => {
+    const subscription = await trx
+      .selectFrom('webhook_subscriptions')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!subscription) return false;
+    const deliveries = await trx.deleteFrom('webhook_deliveries').where('subscription_id', '=', id).returning(['rate_date', 'state', 'attempts']).execute();
+    await changeDeliveryCounts(
+      trx,
+      deliveries.map((d) => ({ rate_date: d.rate_date, state: d.state, deliveries: -1, attempts: -d.attempts })),
+    );
+    await deleteAttempts(trx, sql`subscription_id = ${id}`);
+    await trx.deleteFrom('webhook_subscriptions').where('id', '=', id).execute();
+    return true;
+  });
 }
 
 /** Activates (resetting the failure count, D28 in docs/decisions.md) or deactivates a subscription. */
@@ -85,14 +113,82 @@ export async function recordPublicationDeliveries(
       created_at: day.recordedAt,
     };
   });
+  let recorded = 0;
   for (let i = 0; i < rows.length; i += 1000) {
-    await trx
+    const inserted = await trx
       .insertInto('webhook_deliveries')
       .values(rows.slice(i, i + 1000))
       .onConflict((oc) => oc.constraint('webhook_deliveries_once').doNothing())
+      .returning('id')
       .execute();
+    recorded += inserted.length;
   }
+  await changeDeliveryCounts(trx, [{ rate_date: day.date, state: 'pending', deliveries: recorded, attempts: 0 }]);
   return rows.length;
+}
+
+/** A change to `webhook_deliveries_daily`: deliveries and attempts to add to a rate day's state (negative to take off). */
+type DeliveryCountChange = WebhookDeliveriesDailyTable;
+
+/**
+ * Adds changes to the deliveries' roll-up, summed per row and in the order of its key, so that two
+ * transactions writing the same rows take their locks in the same order (and never deadlock there).
+ */
+async function changeDeliveryCounts(trx: Kysely<Database>, changes: readonly DeliveryCountChange[]): Promise<void> {
+  const sums = new Map<string, DeliveryCountChange>();
+  for (const change of changes) {
+    const key = `${change.rate_date} ${change.state}`;
+    const sum = sums.get(key);
+    if (sum) {
+      sum.deliveries += change.deliveries;
+      sum.attempts += change.attempts;
+    } else sums.set(key, { ...change });
+  }
+  const rows = [...sums.entries()]
+    .filter(([, sum]) => sum.deliveries !== 0 || sum.attempts !== 0)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([, sum]) => sum);
+  if (rows.length === 0) return;
+  await trx
+    .insertInto('webhook_deliveries_daily')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(['rate_date', 'state']).doUpdateSet({
+        deliveries: sql`webhook_deliveries_daily.deliveries + excluded.deliveries`,
+        attempts: sql`webhook_deliveries_daily.attempts + excluded.attempts`,
+      }),
+    )
+    .execute();
+}
+
+/**
+ * Sets a delivery's outcome (one attempt more, when `attempted`), and gives the roll-up's changes:
+ * the row is read locked in the same statement, so its state before is the one this changed.
+ */
+async function changeDelivery(
+  trx: Kysely<Database>,
+  id: string,
+  outcome: Updateable<WebhookDeliveriesTable>,
+  attempted: boolean,
+): Promise<DeliveryCountChange[]> {
+  const changed = await trx
+    .updateTable('webhook_deliveries')
+    .from((eb) => eb.selectFrom('webhook_deliveries').select(['id', 'state', 'attempts']).where('id', '=', id).forUpdate().as('before'))
+    .set((eb) => ({ ...outcome, ...(attempted && { attempts: eb('webhook_deliveries.attempts', '+', 1) }) }))
+    .whereRef('webhook_deliveries.id', '=', 'before.id')
+    .returning([
+      'webhook_deliveries.rate_date',
+      'webhook_deliveries.state',
+      'webhook_deliveries.attempts',
+      'before.state as state_before',
+      'before.attempts as attempts_before',
+    ])
+    .executeTakeFirst();
+  if (!changed) return [];
+  return [
+    { rate_date: changed.rate_date, state: changed.state_before, deliveries: -1, attempts: -changed.attempts_before },
+    { rate_date: changed.rate_date, state: changed.state, deliveries: 1, attempts: changed.attempts },
+  ];
 }
 
 export interface ClaimedDelivery {
@@ -183,21 +279,24 @@ export interface AttemptRecord {
 export async function recordAttempts(db: Kysely<Database>, attempts: readonly AttemptRecord[]): Promise<void> {
   if (attempts.length === 0) return;
   await db.transaction().execute(async (trx) => {
+    const changes: DeliveryCountChange[] = [];
     for (const attempt of attempts) {
       const finished = attempt.ok || attempt.retryAt === null;
-      await trx
-        .updateTable('webhook_deliveries')
-        .set((eb) => ({
-          attempts: eb('attempts', '+', 1),
-          state: attempt.ok ? 'delivered' : finished ? 'failed' : 'pending',
-          next_attempt_at: attempt.retryAt ?? attempt.at,
-          leased_until: null,
-          last_status: attempt.status,
-          last_error: attempt.error,
-          finished_at: finished ? attempt.at : null,
-        }))
-        .where('id', '=', attempt.deliveryId)
-        .execute();
+      changes.push(
+        ...(await changeDelivery(
+          trx,
+          attempt.deliveryId,
+          {
+            state: attempt.ok ? 'delivered' : finished ? 'failed' : 'pending',
+            next_attempt_at: attempt.retryAt ?? attempt.at,
+            leased_until: null,
+            last_status: attempt.status,
+            last_error: attempt.error,
+            finished_at: finished ? attempt.at : null,
+          },
+          true,
+        )),
+      );
       if (attempt.ok) {
         await trx
           .updateTable('webhook_subscriptions')
@@ -215,6 +314,7 @@ export async function recordAttempts(db: Kysely<Database>, attempts: readonly At
           .execute();
       }
     }
+    await changeDeliveryCounts(trx, changes);
     await insertAttempts(
       trx,
       attempts.map((a) => ({
@@ -234,18 +334,49 @@ export async function recordAttempts(db: Kysely<Database>, attempts: readonly At
 }
 
 /**
+ * Adds the publication attempts among `changed_attempts` (a WITH of the statement's inserted or
+ * deleted rows: event, rate_date, duration_ms) to their durations' roll-up, `sign` -1 to take them
+ * off, in the order of its key as changeDeliveryCounts does; returns each row's rate day and count.
+ */
+const changeAttemptDurations = (sign: 1 | -1) => sql`
+  insert into webhook_attempt_durations (rate_date, duration_ms, attempts)
+  select rate_date, duration_ms, ${sign} * count(*) from changed_attempts where event = 'rates.published'
+  group by rate_date, duration_ms order by rate_date, duration_ms
+  on conflict (rate_date, duration_ms) do update set attempts = webhook_attempt_durations.attempts + excluded.attempts
+  returning rate_date, attempts`;
+
+/**
  * Records attempts as they were made: the worker's batches, and test deliveries one at a time. An
  * attempt whose subscription was deleted meanwhile is left out rather than failing the batch.
  */
 export async function insertAttempts(db: Kysely<Database>, rows: readonly Insertable<WebhookAttemptsTable>[]): Promise<void> {
   if (rows.length === 0) return;
   await sql`
-    insert into webhook_attempts (delivery_id, subscription_id, event, rate_date, attempt, attempted_at, duration_ms, http_status, error, outcome)
-    select v.delivery_id, v.subscription_id, v.event, v.rate_date, v.attempt, v.attempted_at, v.duration_ms, v.http_status, v.error, v.outcome
-    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(
-      delivery_id uuid, subscription_id text, event text, rate_date date, attempt smallint, attempted_at timestamptz,
-      duration_ms integer, http_status smallint, error text, outcome text)
-    where exists (select 1 from webhook_subscriptions s where s.id = v.subscription_id)`.execute(db);
+    with changed_attempts as (
+      insert into webhook_attempts (delivery_id, subscription_id, event, rate_date, attempt, attempted_at, duration_ms, http_status, error, outcome)
+      select v.delivery_id, v.subscription_id, v.event, v.rate_date, v.attempt, v.attempted_at, v.duration_ms, v.http_status, v.error, v.outcome
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(
+        delivery_id uuid, subscription_id text, event text, rate_date date, attempt smallint, attempted_at timestamptz,
+        duration_ms integer, http_status smallint, error text, outcome text)
+      where exists (select 1 from webhook_subscriptions s where s.id = v.subscription_id)
+      returning event, rate_date, duration_ms)
+    ${changeAttemptDurations(1)}`.execute(db);
+}
+
+/**
+ * Deletes the attempts `where` picks and takes them off the durations' roll-up, dropping the rows
+ * left at zero; resolves with how many attempts went.
+ */
+async function deleteAttempts(trx: Kysely<Database>, where: RawBuilder<boolean>): Promise<number> {
+  const { rows } = await sql<{ deleted: number; emptied_through: string | null }>`
+    with changed_attempts as (delete from webhook_attempts where ${where} returning event, rate_date, duration_ms),
+    lowered as (${changeAttemptDurations(-1)})
+    select (select count(*) from changed_attempts)::int as deleted, (select max(rate_date) from lowered where attempts = 0) as emptied_through`.execute(trx);
+  const { deleted, emptied_through: emptiedThrough } = rows[0]!;
+  // A row at zero counts nothing and may go. Those up to the newest rate day emptied are read
+  // through the key: for a prune, the oldest days, the ones it empties.
+  if (emptiedThrough !== null) await trx.deleteFrom('webhook_attempt_durations').where('rate_date', '<=', emptiedThrough).where('attempts', '=', 0).execute();
+  return deleted;
 }
 
 export interface RecentAttempt {
@@ -300,14 +431,14 @@ export async function listRecentAttempts(db: Kysely<Database>, subscriptionId: s
 
 /** Deletes up to `limit` attempts made before `before`; resolves with how many went. */
 export async function pruneAttempts(db: Kysely<Database>, before: Date, limit: number): Promise<number> {
-  const result = await db
-    .deleteFrom('webhook_attempts')
-    .where('id', 'in', (eb) => eb.selectFrom('webhook_attempts').select('id').where('attempted_at', '<', before).orderBy('attempted_at').limit(limit))
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return db
+    .transaction()
+    .execute((trx) => deleteAttempts(trx, sql`id in (select id from webhook_attempts where attempted_at < ${before} order by attempted_at limit ${limit})`));
 }
 
 /** A delivery whose subscription was deactivated before its attempt: it is not sent. */
 export async function abandonDelivery(db: Kysely<Database>, deliveryId: string, at: Date): Promise<void> {
-  await db.updateTable('webhook_deliveries').set({ state: 'abandoned', leased_until: null, finished_at: at }).where('id', '=', deliveryId).execute();
+  await db.transaction().execute(async (trx) => {
+    await changeDeliveryCounts(trx, await changeDelivery(trx, deliveryId, { state: 'abandoned', leased_until: null, finished_at: at }, false));
+  });
 }

@@ -1,9 +1,10 @@
 // `webhookHealth`: deliveries of the publications of a range of rate days, overall and per
 // subscription: attempts, outcomes, success rate, attempt latency p50/p95, consecutive failures,
 // and which subscriptions are failing now. Read from the delivery and attempt rows the worker
-// keeps (src/jobs/webhook-deliveries.ts).
+// keeps (src/jobs/webhook-deliveries.ts), and over every subscription from their roll-ups, kept in
+// step with them (src/db/webhooks.ts), so that a year is not read delivery by delivery.
 import { resolveOffsetConnection } from '@pothos/plugin-relay';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { analyticsRead, checkPage, checkRange, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './analytics-support.js';
 import { builder } from './builder.js';
 
@@ -102,6 +103,39 @@ const COUNTS = sql`
   (count(*) FILTER (WHERE d.state = 'pending'))::int AS pending,
   coalesce(sum(d.attempts), 0)::int AS attempts`;
 
+/** COUNTS over every subscription, from the roll-up of deliveries per rate day and state. */
+const overallCounts = (from: string, to: string) => sql<DeliveryCounts>`
+  SELECT
+    coalesce(sum(deliveries), 0)::int AS deliveries,
+    coalesce(sum(deliveries) FILTER (WHERE state = 'delivered'), 0)::int AS delivered,
+    coalesce(sum(deliveries) FILTER (WHERE state = 'failed'), 0)::int AS gave_up,
+    coalesce(sum(deliveries) FILTER (WHERE state = 'abandoned'), 0)::int AS abandoned,
+    coalesce(sum(deliveries) FILTER (WHERE state = 'pending'), 0)::int AS pending,
+    coalesce(sum(attempts), 0)::int AS attempts
+  FROM webhook_deliveries_daily WHERE rate_date BETWEEN ${from} AND ${to}`;
+
+/**
+ * LATENCY over every subscription, from the roll-up of publication attempts per rate day and
+ * duration: the durations' counts in order give each attempt's rank, and each percentile is
+ * percentile_cont's own arithmetic on the values at the ranks either side of p × (attempts - 1),
+ * so the same float.
+ */
+function overallLatency(from: string, to: string) {
+  const valueAt = (rank: RawBuilder<number>) => sql<number>`(SELECT min(duration_ms) FROM ranked WHERE through > ${rank})::float8`;
+  const percentile = (p: number) => {
+    const at = sql<number>`${p}::float8 * (n - 1)`;
+    const below = valueAt(sql`floor(${at})`);
+    return sql<number>`CASE WHEN n > 0 THEN ${below} + (${at} - floor(${at})) * (${valueAt(sql`ceil(${at})`)} - ${below}) END`;
+  };
+  return sql<AttemptLatency>`
+    WITH ranked AS (
+      SELECT duration_ms, sum(attempts) OVER (ORDER BY duration_ms) AS through
+      FROM (SELECT duration_ms, sum(attempts) AS attempts FROM webhook_attempt_durations WHERE rate_date BETWEEN ${from} AND ${to} GROUP BY duration_ms) d
+    ),
+    total AS (SELECT coalesce(max(through), 0)::int8 AS n FROM ranked)
+    SELECT n::int AS latency_attempts, ${percentile(0.5)} AS p50_ms, ${percentile(0.95)} AS p95_ms FROM total`;
+}
+
 const WebhookHealth = builder.objectRef<WebhookHealthArgs>('WebhookHealth').implement({
   authScopes: { operator: true },
   fields: (t) => ({
@@ -109,9 +143,7 @@ const WebhookHealth = builder.objectRef<WebhookHealthArgs>('WebhookHealth').impl
       type: DeliveryCountsRef,
       resolve: (args, _a, ctx) =>
         analyticsRead(ctx, async (db) => {
-          const { rows } = await sql<DeliveryCounts>`
-            SELECT ${COUNTS} FROM webhook_deliveries d
-            WHERE d.event = 'rates.published' AND d.rate_date BETWEEN ${args.from} AND ${args.to}`.execute(db);
+          const { rows } = await overallCounts(args.from, args.to).execute(db);
           return rows[0]!;
         }),
     }),
@@ -120,7 +152,7 @@ const WebhookHealth = builder.objectRef<WebhookHealthArgs>('WebhookHealth').impl
       description: 'over every subscription',
       resolve: (args, _a, ctx) =>
         analyticsRead(ctx, async (db) => {
-          const { rows } = await sql<AttemptLatency>`SELECT ${LATENCY} FROM webhook_attempts w WHERE ${publicationAttempts(args.from, args.to)}`.execute(db);
+          const { rows } = await overallLatency(args.from, args.to).execute(db);
           return rows[0]!;
         }),
     }),

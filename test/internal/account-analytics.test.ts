@@ -56,6 +56,27 @@ describe('accountStats', () => {
     expect(stats.alerts90.edges[1].node).toEqual({ email: ninety.email, plan: 'professional', used: 45_000, quota: 50_000, percent: 90, periodStart: PERIOD });
   });
 
+  it("counts each account's use in its own billing day's period, a day past the month's end falling back to its last day", async () => {
+    // NOW is 2026-05-12 03:00 UTC: billing day 12 has begun a period today, 13 has not (April's
+    // runs on), and 31 falls back to 30 April
+    const today = await account(t, 'starter', { billingDay: 12, used: 5_000, period: '2026-05-12' });
+    await account(t, 'starter', { billingDay: 12, used: 5_000, period: '2026-04-12' }); // last period's count
+    const tomorrow = await account(t, 'starter', { billingDay: 13, used: 5_000, period: '2026-04-13' });
+    const monthEnd = await account(t, 'starter', { billingDay: 31, used: 5_000, period: '2026-04-30' });
+    await account(t, 'starter', { billingDay: 31, used: 5_000, period: '2026-03-31' }); // last period's count
+    const result = await t.operator(graphql('{ accountStats { quotaAlerts(atLeastPercent: 100) { edges { node { email periodStart } } } } }'));
+    expect(result.errors).toBeUndefined();
+    const alerts = result.data!.accountStats.quotaAlerts.edges.map((e) => e.node);
+    for (const [{ email }, periodStart] of [
+      [today, '2026-05-12'],
+      [tomorrow, '2026-04-13'],
+      [monthEnd, '2026-04-30'],
+    ] as const) {
+      expect(alerts).toContainEqual({ email, periodStart });
+    }
+    expect(alerts.filter((a) => a.email.startsWith('limits-starter'))).toHaveLength(4); // with the first test's full Starter account
+  });
+
   it('refuses a share outside 1–100', async () => {
     const result = await t.operator(graphql('{ accountStats { quotaAlerts(atLeastPercent: 0) { edges { cursor } } } }'));
     expect(result.errors?.[0]).toMatchObject({ message: 'atLeastPercent must be between 1 and 100', extensions: { code: 'bad_request' } });

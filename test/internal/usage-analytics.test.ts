@@ -1,6 +1,8 @@
 // The `usage` analytics query answers exactly what the test's own requests did: grouped by Sydney
-// day, account, key, plan, endpoint and outcome, with totals, the busiest accounts first, and
-// cursor pages across page boundaries; page size and range are refused past their limits.
+// day, account, key, plan, endpoint and outcome, with totals, the busiest accounts first, over
+// ranges cut into whole years, months and days for the roll-ups, and cursor pages across page
+// boundaries; page size and range are refused past their limits.
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PAGE_SIZE } from '../../src/schema/analytics-support.js';
 import { syntheticTable } from '../support/rates.js';
@@ -111,6 +113,73 @@ describe('usage', () => {
         ],
       },
     });
+  });
+
+  it('by account over ranges cut into whole years, months and days, the same counts', async () => {
+    const byAccount = async (from: string, to: string, groupBy = 'ACCOUNT') =>
+      bySortedJson(
+        (await usage(`from: "${from}", to: "${to}", groupBy: [${groupBy}], orderBy: REQUESTS_DESC`, 'groups { edges { node { accountEmail plan requests } } }'))
+          .groups.edges,
+      );
+    const both = (pro: number, starter: number, plan = false) =>
+      bySortedJson([
+        { node: { accountEmail: emails.pro, plan: plan ? 'professional' : null, requests: pro } },
+        { node: { accountEmail: emails.starter, plan: plan ? 'starter' : null, requests: starter } },
+      ]);
+    // a year to today (the clock is on 13 May 2026): 2026 from the yearly roll-up, June to December
+    // 2025 from the monthly one, and days of May 2025
+    expect(await byAccount('2025-05-14', '2026-05-13')).toEqual(both(4, 4));
+    expect(await byAccount('2025-05-14', '2026-05-13', 'ACCOUNT, PLAN')).toEqual(both(4, 4, true));
+    expect(await byAccount('2025-01-01', '2026-12-31')).toEqual(both(4, 4));
+    // not reaching today: January to April whole, then days of May
+    expect(await byAccount('2026-01-01', '2026-05-12')).toEqual(both(4, 1));
+    expect(await byAccount('2024-01-01', '2025-12-31')).toEqual([]);
+  });
+
+  it('by day or week and account, and by plan before account, the same counts', async () => {
+    const groups = async (args: string) =>
+      (await usage(`from: "2026-05-01", to: "2026-05-31", ${args}`, 'groups { edges { node { day week accountEmail plan requests } } }')).groups.edges.map(
+        (e: { node: object }) => e.node,
+      );
+    const byDay = await groups('groupBy: [DAY, ACCOUNT]');
+    expect(byDay.map((n: { day: string }) => n.day)).toEqual(['2026-05-12', '2026-05-12', '2026-05-13']);
+    expect(bySortedJson(byDay)).toEqual(
+      bySortedJson([
+        { day: '2026-05-12', week: null, accountEmail: emails.pro, plan: null, requests: 4 },
+        { day: '2026-05-12', week: null, accountEmail: emails.starter, plan: null, requests: 1 },
+        { day: '2026-05-13', week: null, accountEmail: emails.starter, plan: null, requests: 3 },
+      ]),
+    );
+    expect(await groups('groupBy: [WEEK, PLAN], orderBy: REQUESTS_DESC')).toEqual([
+      { day: null, week: '2026-05-11', accountEmail: null, plan: 'professional', requests: 4 },
+      { day: null, week: '2026-05-11', accountEmail: null, plan: 'starter', requests: 4 },
+    ]);
+    // ordered by plan first: the accounts' own order, whatever their ids
+    expect(await groups('groupBy: [PLAN, ACCOUNT]')).toEqual([
+      { day: null, week: null, accountEmail: emails.pro, plan: 'professional', requests: 4 },
+      { day: null, week: null, accountEmail: emails.starter, plan: 'starter', requests: 4 },
+    ]);
+  });
+
+  it('keeps the per-account roll-ups equal to the daily rows they sum', async () => {
+    const { rows } = await sql<{ grain: string; differences: number }>`
+      WITH sums AS (
+        SELECT 'day' AS grain, day AS period, account_id, sum(requests) AS requests FROM usage_daily GROUP BY 1, 2, 3
+        UNION ALL SELECT 'month', date_trunc('month', day)::date, account_id, sum(requests) FROM usage_daily GROUP BY 1, 2, 3
+        UNION ALL SELECT 'year', date_trunc('year', day)::date, account_id, sum(requests) FROM usage_daily GROUP BY 1, 2, 3
+      ),
+      rollups AS (
+        SELECT 'day' AS grain, day AS period, account_id, requests FROM usage_account_daily
+        UNION ALL SELECT 'month', month, account_id, requests FROM usage_account_monthly
+        UNION ALL SELECT 'year', year, account_id, requests FROM usage_account_yearly
+      )
+      SELECT coalesce(s.grain, r.grain) AS grain, count(*)::int AS differences
+      FROM sums s FULL JOIN rollups r ON r.grain = s.grain AND r.period = s.period AND r.account_id = s.account_id
+      WHERE s.requests IS DISTINCT FROM r.requests
+      GROUP BY 1`.execute(t.db);
+    expect(rows).toEqual([]);
+    const { rows: counted } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM usage_account_daily`.execute(t.db);
+    expect(counted[0]!.n).toBe(3);
   });
 
   it('pages with cursors across page boundaries, every group once', async () => {

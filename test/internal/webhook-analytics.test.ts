@@ -1,7 +1,11 @@
 // `webhookHealth` answers exactly from the deliveries of a publication the test made: one receiver
 // acknowledges, one answers 500 (its delivery waits for a retry), overall and per subscription,
-// and the failing ones alone; attempt latency percentiles from the attempts the worker recorded.
+// and the failing ones alone; attempt latency percentiles from the attempts the worker recorded,
+// and over many attempts the same floats as percentile_cont's.
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { insertAttempts } from '../../src/db/webhooks.js';
 import { graphql } from '../../src/graphql.js';
 /** percentile_cont: linear between the two nearest of the sorted values */
 function percentile(values: number[], p: number): number {
@@ -11,6 +15,7 @@ function percentile(values: number[], p: number): number {
   return below + (sorted[Math.ceil(at)]! - below) * (at - Math.floor(at));
 }
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
+import { between, seededRandom } from '../support/random.js';
 import { useWebhookReceiver } from '../support/webhook-receiver.js';
 
 describe.skipIf(!OPENSSL_AVAILABLE)('webhookHealth', () => {
@@ -132,5 +137,41 @@ describe.skipIf(!OPENSSL_AVAILABLE)('webhookHealth', () => {
       }),
     );
     expect(latency.data!.before.latency).toEqual({ attempts: 0, p50Ms: null, p95Ms: null });
+
+    // Many attempts over several rate days, durations repeated: the overall percentiles, read from
+    // the roll-up of durations, are percentile_cont's over the attempts themselves, float for float.
+    const random = seededRandom(7);
+    await insertAttempts(
+      app.db,
+      Array.from({ length: 400 }, (_, i) => ({
+        delivery_id: randomUUID(),
+        subscription_id: ids['/ok']!,
+        event: 'rates.published' as const,
+        rate_date: `2026-05-${String(1 + (i % 20)).padStart(2, '0')}`,
+        attempt: 1,
+        attempted_at: new Date('2026-05-13T07:00:00.000Z'),
+        duration_ms: between(random, 0, 899),
+        http_status: 200,
+        error: null,
+        outcome: 'delivered' as const,
+      })),
+    );
+    for (const [from, to] of [
+      ['2026-05-01', '2026-05-31'],
+      ['2026-05-03', '2026-05-09'],
+      ['2026-05-12', '2026-05-12'],
+      ['2026-05-20', '2026-05-20'],
+    ] as const) {
+      const { rows } = await sql<{ attempts: number; p50Ms: number | null; p95Ms: number | null }>`
+        SELECT count(*)::int AS attempts,
+          percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS "p50Ms",
+          percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) AS "p95Ms"
+        FROM webhook_attempts WHERE event = 'rates.published' AND rate_date BETWEEN ${from} AND ${to}`.execute(app.db);
+      const answer = await app.operator(
+        graphql('query($from: LocalDate!, $to: LocalDate!) { webhookHealth(from: $from, to: $to) { latency { attempts p50Ms p95Ms } } }'),
+        { from, to },
+      );
+      expect(answer.data!.webhookHealth.latency, `${from}..${to}`).toEqual(rows[0]);
+    }
   });
 });
