@@ -36,7 +36,7 @@ const LAYERS = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'data-*/', '.bench/', '.scratch/', 'test/fixtures/'] },
+  { ignores: ['node_modules/', 'dist/', 'data/', 'data-*/', '.bench/', '.scratch/', 'test/fixtures/'] },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {
