@@ -1,37 +1,25 @@
 // Migration 0009 fills its roll-ups from what an upgraded database already holds: keyed requests
 // per account and Sydney day, and per account and year, summed from `usage_daily`; down drops them.
-import { sql, type Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrator } from '../../src/db/migrate.js';
-import { openEmptyDatabase } from '../support/db.js';
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { emptyDatabaseForFile } from '../support/db.js';
 
-let database: Awaited<ReturnType<typeof openEmptyDatabase>>;
-let db: Kysely<any>;
-beforeAll(async () => {
-  database = await openEmptyDatabase();
-  db = database.db;
-}, 60_000);
-afterAll(() => database?.close());
+const database = emptyDatabaseForFile();
 
-async function migrateTo(name: string): Promise<void> {
-  const { error } = await migrator(db).migrateTo(name);
-  if (error) throw error instanceof Error ? error : new Error('migration failed', { cause: error });
-}
-
-const rows = async (statement: ReturnType<typeof sql>) => (await statement.execute(db)).rows;
+const rows = async (statement: ReturnType<typeof sql>) => (await statement.execute(database.db)).rows;
 
 describe('migration 0009_account_usage_rollups', () => {
   const accounts: string[] = [];
 
   it('sums the stored daily rows per account and day, and per account and year', async () => {
-    await migrateTo('0008_conversions_keyless_polls');
+    await database.migrateTo('0008_conversions_keyless_polls');
     for (const email of ['a@example.test', 'b@example.test']) {
-      const { id } = await db.insertInto('accounts').values({ email, plan: 'business' }).returning('id').executeTakeFirstOrThrow();
+      const { id } = await database.db.insertInto('accounts').values({ email, plan: 'business' }).returning('id').executeTakeFirstOrThrow();
       accounts.push(id);
     }
     const keys: string[] = [];
     for (const [i, account] of [accounts[0], accounts[0], accounts[1]].entries()) {
-      const { id } = await db
+      const { id } = await database.db
         .insertInto('api_keys')
         .values({ account_id: account, prefix: `key${i}`, key_hash: `h${i}`, last_four: '0000' })
         .returning('id')
@@ -48,13 +36,13 @@ describe('migration 0009_account_usage_rollups', () => {
       ['2026-02-01', 2, 'Latest', 304, 7],
     ] as const;
     for (const [day, key, endpoint, status, requests] of usage) {
-      await db
+      await database.db
         .insertInto('usage_daily')
         .values({ day, account_id: key === 2 ? accounts[1] : accounts[0], key_id: keys[key], endpoint, status, requests })
         .execute();
     }
 
-    await migrateTo('0009_account_usage_rollups');
+    await database.migrateTo('0009_account_usage_rollups');
     expect(await rows(sql`SELECT day::text, account_id, requests FROM usage_account_daily ORDER BY 1, 3`)).toEqual([
       { day: '2025-12-31', account_id: accounts[0], requests: 8 },
       { day: '2026-01-01', account_id: accounts[0], requests: 5 },
@@ -69,10 +57,10 @@ describe('migration 0009_account_usage_rollups', () => {
   });
 
   it('down drops the roll-ups and leaves the daily rows', async () => {
-    await migrateTo('0008_conversions_keyless_polls');
+    await database.migrateTo('0008_conversions_keyless_polls');
     const { rows: tables } = await sql<{ table_name: string }>`
       select table_name from information_schema.tables
-      where table_schema = 'public' and table_name in ('usage_account_daily', 'usage_account_yearly')`.execute(db);
+      where table_schema = 'public' and table_name in ('usage_account_daily', 'usage_account_yearly')`.execute(database.db);
     expect(tables).toEqual([]);
     expect(await rows(sql`SELECT count(*)::int AS n FROM usage_daily`)).toEqual([{ n: 6 }]);
   });

@@ -1,37 +1,32 @@
 // Migration 0010 fills its roll-ups from what an upgraded database already holds: deliveries per
 // rate day and state with their attempts, and publication attempts per rate day and duration (test
 // deliveries' attempts left out); down drops them.
-import { sql, type Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrator } from '../../src/db/migrate.js';
-import { openEmptyDatabase } from '../support/db.js';
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { emptyDatabaseForFile } from '../support/db.js';
 
-let database: Awaited<ReturnType<typeof openEmptyDatabase>>;
-let db: Kysely<any>;
-beforeAll(async () => {
-  database = await openEmptyDatabase();
-  db = database.db;
-}, 60_000);
-afterAll(() => database?.close());
+const database = emptyDatabaseForFile();
 
-async function migrateTo(name: string): Promise<void> {
-  const { error } = await migrator(db).migrateTo(name);
-  if (error) throw error instanceof Error ? error : new Error('migration failed', { cause: error });
-}
-
-const rows = async (statement: ReturnType<typeof sql>) => (await statement.execute(db)).rows;
+const rows = async (statement: ReturnType<typeof sql>) => (await statement.execute(database.db)).rows;
 
 describe('migration 0010_webhook_rollups', () => {
   it('counts the stored deliveries per rate day and state, and publication attempts per rate day and duration', async () => {
-    await migrateTo('0009_account_usage_rollups');
-    const { id: publication } = await db
+    await database.migrateTo('0009_account_usage_rollups');
+    const { id: publication } = await database.db
       .insertInto('publications')
       .values({ source: 'test', format: 'csv', first_date: '2025-12-30', last_date: '2026-01-02', days: 2, inserted: 2, updated: 0 })
       .returning('id')
       .executeTakeFirstOrThrow();
-    const { id: account } = await db.insertInto('accounts').values({ email: 'a@example.test', plan: 'business' }).returning('id').executeTakeFirstOrThrow();
+    const { id: account } = await database.db
+      .insertInto('accounts')
+      .values({ email: 'a@example.test', plan: 'business' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     for (const id of ['a'.repeat(32), 'b'.repeat(32)]) {
-      await db.insertInto('webhook_subscriptions').values({ id, account_id: account, url: 'https://hooks.example.test/', secret_ciphertext: 's' }).execute();
+      await database.db
+        .insertInto('webhook_subscriptions')
+        .values({ id, account_id: account, url: 'https://hooks.example.test/', secret_ciphertext: 's' })
+        .execute();
     }
     const deliveries = [
       // subscription, rate date, state, attempts
@@ -42,7 +37,7 @@ describe('migration 0010_webhook_rollups', () => {
     ] as const;
     const deliveryIds: string[] = [];
     for (const [subscription, rate_date, state, attempts] of deliveries) {
-      const { id } = await db
+      const { id } = await database.db
         .insertInto('webhook_deliveries')
         .values({
           id: sql`gen_random_uuid()`,
@@ -70,7 +65,7 @@ describe('migration 0010_webhook_rollups', () => {
     ] as const;
     for (const [delivery, event, duration_ms] of attempts) {
       const [subscription, rate_date] = deliveries[delivery];
-      await db
+      await database.db
         .insertInto('webhook_attempts')
         .values({
           delivery_id: deliveryIds[delivery],
@@ -85,7 +80,7 @@ describe('migration 0010_webhook_rollups', () => {
         .execute();
     }
 
-    await migrateTo('0010_webhook_rollups');
+    await database.migrateTo('0010_webhook_rollups');
     expect(await rows(sql`SELECT rate_date::text, state, deliveries, attempts FROM webhook_deliveries_daily ORDER BY 1, 2`)).toEqual([
       { rate_date: '2025-12-30', state: 'delivered', deliveries: 2, attempts: 4 },
       { rate_date: '2026-01-02', state: 'failed', deliveries: 1, attempts: 6 },
@@ -99,10 +94,10 @@ describe('migration 0010_webhook_rollups', () => {
   });
 
   it('down drops the roll-ups and leaves the deliveries and attempts', async () => {
-    await migrateTo('0009_account_usage_rollups');
+    await database.migrateTo('0009_account_usage_rollups');
     const { rows: tables } = await sql<{ table_name: string }>`
       select table_name from information_schema.tables
-      where table_schema = 'public' and table_name in ('webhook_deliveries_daily', 'webhook_attempt_durations')`.execute(db);
+      where table_schema = 'public' and table_name in ('webhook_deliveries_daily', 'webhook_attempt_durations')`.execute(database.db);
     expect(tables).toEqual([]);
     expect(await rows(sql`SELECT count(*)::int AS n FROM webhook_deliveries`)).toEqual([{ n: 4 }]);
     expect(await rows(sql`SELECT count(*)::int AS n FROM webhook_attempts`)).toEqual([{ n: 5 }]);

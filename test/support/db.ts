@@ -4,8 +4,9 @@ import { readFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { openDatabase, type OpenOptions } from '../../src/db/connect.js';
+import { migrator } from '../../src/db/migrate.js';
 import { adminQuery } from './postgres.js';
 
 function databaseUrl(serverUrl: string, name: string): string {
@@ -80,4 +81,26 @@ export async function openEmptyDatabase(): Promise<{ db: Kysely<any>; close(): P
   }
   const db = new Kysely<any>({ dialect: new PGliteDialect(await PGlite.create()) });
   return { db, close: () => db.destroy() };
+}
+
+/**
+ * An empty database for this test file (openEmptyDatabase): opened before its tests, closed after
+ * them. `migrateTo` takes it up or down to a named migration, as an upgrade would.
+ */
+export function emptyDatabaseForFile() {
+  let database: Awaited<ReturnType<typeof openEmptyDatabase>> | undefined;
+  beforeAll(async () => {
+    database = await openEmptyDatabase();
+  }, 60_000);
+  afterAll(() => database?.close());
+  return {
+    get db(): Kysely<any> {
+      if (!database) throw new Error('the database opens before the tests (beforeAll)');
+      return database.db;
+    },
+    async migrateTo(name: string): Promise<void> {
+      const { error } = await migrator(this.db).migrateTo(name);
+      if (error) throw error instanceof Error ? error : new Error('migration failed', { cause: error });
+    },
+  };
 }
