@@ -30,7 +30,11 @@ type CountTable =
 /** the stored count plus the batch's (the table named: a bare column would be ambiguous beside `excluded`) */
 const addRequests = (table: CountTable) => sql<number>`${sql.ref(`${table}.requests`)} + excluded.requests`;
 
-/** Sums rows that share a key: one statement may not update the same row twice. */
+/**
+ * Sums rows that share a key (one statement may not update the same row twice), in the order of
+ * their keys: every process's flush then locks the rows it shares with another's in the same order,
+ * table after table, so two flushes wait for each other rather than deadlock.
+ */
 function rollUp<From, Row extends { requests: number }>(
   rows: readonly (From & { requests: number })[],
   keyOf: (row: From) => string,
@@ -43,8 +47,11 @@ function rollUp<From, Row extends { requests: number }>(
     if (sum) sum.requests += row.requests;
     else sums.set(key, make(row));
   }
-  return [...sums.values()];
+  return [...sums].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
 }
+
+/** A table's own rows, summed and in key order (rollUp). */
+const inKeyOrder = <Row extends { requests: number }>(rows: readonly Row[], keyOf: (row: Row) => string): Row[] => rollUp(rows, keyOf, (row) => ({ ...row }));
 
 const monthOf = (day: string) => `${day.slice(0, 8)}01`;
 const yearOf = (day: string) => `${day.slice(0, 5)}01-01`;
@@ -56,7 +63,7 @@ export async function addUsage(db: Kysely<Database>, batch: UsageBatch): Promise
     if (batch.keyed.length > 0) {
       await trx
         .insertInto('usage_daily')
-        .values(batch.keyed)
+        .values(inKeyOrder(batch.keyed, (r) => `${r.day} ${r.account_id} ${r.key_id} ${r.endpoint} ${r.status}`))
         .onConflict((oc) => oc.columns(['day', 'account_id', 'key_id', 'endpoint', 'status']).doUpdateSet({ requests: addRequests('usage_daily') }))
         .execute();
       const totals = rollUp<UsageDailyTable, UsageTotalsDailyTable>(
@@ -103,14 +110,14 @@ export async function addUsage(db: Kysely<Database>, batch: UsageBatch): Promise
     if (batch.keyless.length > 0) {
       await trx
         .insertInto('keyless_usage_daily')
-        .values(batch.keyless)
+        .values(inKeyOrder(batch.keyless, (r) => `${r.day} ${r.endpoint} ${r.status}`))
         .onConflict((oc) => oc.columns(['day', 'endpoint', 'status']).doUpdateSet({ requests: addRequests('keyless_usage_daily') }))
         .execute();
     }
     if (batch.conversions.length > 0) {
       await trx
         .insertInto('conversions_daily')
-        .values(batch.conversions)
+        .values(inKeyOrder(batch.conversions, (r) => `${r.day} ${r.from_code} ${r.to_code} ${r.keyed} ${r.dated}`))
         .onConflict((oc) => oc.columns(['day', 'from_code', 'to_code', 'keyed', 'dated']).doUpdateSet({ requests: addRequests('conversions_daily') }))
         .execute();
       const months = rollUp<ConversionsDailyTable, ConversionsMonthlyTable>(
