@@ -7,7 +7,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import type { Plan } from '../../src/domain/plans.js';
+import type { RbaDay } from '../../src/rba/index.js';
 import { startTestApp, type TestApp, type TestAppOptions } from './app.js';
 import { createCertificate } from './certificate.js';
 import { standIn } from './stand-in.js';
@@ -203,4 +205,53 @@ export function useWebhookReceiver(): { receiver: WebhookReceiver; startApp: (op
       return app;
     },
   };
+}
+
+/** 17:00 in Sydney (AEST, UTC+10) on a date in May 2026: after that day's publication. */
+export const evening = (date: string) => `${date}T07:00:00.000Z`;
+export const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
+
+/**
+ * What the delivery tests start from: an app (started with `startApp` of useWebhookReceiver) that
+ * may reach the receiver, a key of `plan`, and `firstDate` stored, so the next import is a
+ * publication; with the steps they take: subscribe a path of the receiver, publish a day (stored
+ * as `dayOf` makes it, at that day's evening), and run the worker at an instant.
+ */
+export async function deliveryScenario(
+  receiver: WebhookReceiver,
+  startApp: (options: TestAppOptions) => Promise<TestApp>,
+  options: { firstDate: string; plan: Plan; dayOf: (date: string) => RbaDay; now?: string; timeoutMs?: number },
+) {
+  const app = await startApp({
+    now: options.now ?? evening(options.firstDate),
+    config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+    webhookNetwork: { ca: [receiver.ca], timeoutMs: options.timeoutMs ?? 2_000 },
+  });
+  const key = await app.createKey(options.plan);
+  await app.importTable({ format: 'csv', publicationDate: null, days: [options.dayOf(options.firstDate)] });
+  /** A subscription to `path` on the receiver, which learns its signing secret; its id. */
+  const subscribe = async (path: string): Promise<string> => {
+    const res = await app.json('/api/webhook-subscriptions', {
+      key,
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: { url: receiver.url(path) },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    receiver.setSecret(path, res.body.signingSecret);
+    return res.body.subscription.id as string;
+  };
+  /** Stores `date` as that evening's publication; the import's result. */
+  const publish = async (date: string) => {
+    app.setNow(evening(date));
+    return app.importTable({ format: 'csv', publicationDate: date, days: [options.dayOf(date)] });
+  };
+  /** Moves the clock to `at` and runs the worker; how many requests reached the receiver. */
+  const runAt = async (at: string): Promise<number> => {
+    app.setNow(at);
+    const before = receiver.deliveries.length;
+    await app.app.deliveries.runDue();
+    return receiver.deliveries.length - before;
+  };
+  return { app, key, subscribe, publish, runAt };
 }

@@ -7,11 +7,8 @@ import { listRecentAttempts, recordAttempts } from '../../src/db/webhooks.js';
 import type { RbaDay } from '../../src/rba/index.js';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { expectInstant } from '../support/expect.js';
-import { useWebhookReceiver } from '../support/webhook-receiver.js';
+import { deliveryScenario, evening, plus, useWebhookReceiver } from '../support/webhook-receiver.js';
 
-const JSON_HEADERS = { 'Content-Type': 'application/json' };
-const evening = (date: string) => `${date}T07:00:00.000Z`;
-const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
 const day = (date: string): RbaDay => ({ date, rates: { USD: '0.6543', EUR: '0.6012', TWI: '61.40' } });
 const DAY_MS = 24 * 3_600_000;
 
@@ -19,27 +16,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('webhook attempts', () => {
   const { receiver, startApp } = useWebhookReceiver();
 
   async function setUp(firstDate: string) {
-    const app = await startApp({
-      now: evening(firstDate),
-      config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
-      webhookNetwork: { ca: [receiver.ca], timeoutMs: 2_000 },
-    });
-    const key = await app.createKey('professional');
-    await app.importTable({ format: 'csv', publicationDate: null, days: [day(firstDate)] });
-    const subscribe = async (path: string) => {
-      const res = await app.json('/api/webhook-subscriptions', { key, method: 'POST', headers: JSON_HEADERS, body: { url: receiver.url(path) } });
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
-      receiver.setSecret(path, res.body.signingSecret);
-      return res.body.subscription.id as string;
-    };
-    const publish = async (date: string) => {
-      app.setNow(evening(date));
-      await app.importTable({ format: 'csv', publicationDate: date, days: [day(date)] });
-    };
-    const runAt = async (at: string) => {
-      app.setNow(at);
-      await app.app.deliveries.runDue();
-    };
+    const { app, key, subscribe, publish, runAt } = await deliveryScenario(receiver, startApp, { firstDate, plan: 'professional', dayOf: day });
     const attempts = (subscriptionId: string) =>
       app.db.selectFrom('webhook_attempts').selectAll().where('subscription_id', '=', subscriptionId).orderBy('id').execute();
     return { app, key, subscribe, publish, runAt, attempts };

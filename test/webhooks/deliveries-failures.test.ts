@@ -6,32 +6,25 @@ import { describe, expect, it } from 'vitest';
 import type { RbaDay } from '../../src/rba/index.js';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { expectInstant, UUID } from '../support/expect.js';
-import { useWebhookReceiver } from '../support/webhook-receiver.js';
+import { deliveryScenario, plus, useWebhookReceiver } from '../support/webhook-receiver.js';
 
-const JSON_HEADERS = { 'Content-Type': 'application/json' };
 const TIMEOUT_MS = 2_000; // room for a TLS handshake on a loaded machine; the hanging receiver waits it out
 // Wednesday 13 May 2026, 17:00 in Sydney.
 const T0 = '2026-05-13T07:00:00.000Z';
-const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
 const day = (date: string): RbaDay => ({ date, rates: { USD: '0.6543', EUR: '0.6012', JPY: '98.10' } });
 
 describe.skipIf(!OPENSSL_AVAILABLE)('failed attempts and test deliveries', () => {
   const { receiver, startApp } = useWebhookReceiver();
 
   async function setUp() {
-    const app = await startApp({
+    // Business: room for five subscriptions
+    const { app, key, subscribe } = await deliveryScenario(receiver, startApp, {
+      firstDate: '2026-05-12',
+      plan: 'business',
+      dayOf: day,
       now: T0,
-      config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
-      webhookNetwork: { ca: [receiver.ca], timeoutMs: TIMEOUT_MS },
+      timeoutMs: TIMEOUT_MS,
     });
-    const key = await app.createKey('business'); // room for five subscriptions
-    await app.importTable({ format: 'csv', publicationDate: null, days: [day('2026-05-12')] });
-    const subscribe = async (path: string) => {
-      const res = await app.json('/api/webhook-subscriptions', { key, method: 'POST', headers: JSON_HEADERS, body: { url: receiver.url(path) } });
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
-      receiver.setSecret(path, res.body.signingSecret);
-      return res.body.subscription.id as string;
-    };
     const health = async (id: string) => {
       const list = await app.json('/api/webhook-subscriptions', { key });
       return list.body.subscriptions.find((s: { id: string }) => s.id === id) as { isActive: boolean; failureCount: number; lastSuccessAt: string | null };

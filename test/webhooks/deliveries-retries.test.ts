@@ -9,14 +9,11 @@ import { graphql, type TadaDocumentNode } from '../../src/graphql.js';
 import type { RbaDay } from '../../src/rba/index.js';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { expectInstant, UUID } from '../support/expect.js';
-import { useWebhookReceiver } from '../support/webhook-receiver.js';
+import { deliveryScenario, evening, plus, useWebhookReceiver } from '../support/webhook-receiver.js';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 const OFFSETS_MS = [0, 60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 6 * 3_600_000];
 
-/** 17:00 in Sydney (AEST, UTC+10) on a date in May 2026: after that day's publication. */
-const evening = (date: string) => `${date}T07:00:00.000Z`;
-const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
 const day = (date: string, usd = '0.6543'): RbaDay => ({ date, rates: { USD: usd, EUR: '0.6012', TWI: '61.40' } });
 
 describe.skipIf(!OPENSSL_AVAILABLE)('delivery retries and subscription health', () => {
@@ -24,24 +21,10 @@ describe.skipIf(!OPENSSL_AVAILABLE)('delivery retries and subscription health', 
 
   /** An app reaching the receiver, a Professional key, and a first stored day (so the next import is a publication). */
   async function setUp(firstDate: string) {
-    const app = await startApp({
-      now: evening(firstDate),
-      config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
-      webhookNetwork: { ca: [receiver.ca], timeoutMs: 2_000 },
-    });
-    const key = await app.createKey('professional');
-    await app.importTable({ format: 'csv', publicationDate: null, days: [day(firstDate)] });
-
-    const subscribe = async (path: string) => {
-      const res = await app.json('/api/webhook-subscriptions', { key, method: 'POST', headers: JSON_HEADERS, body: { url: receiver.url(path) } });
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
-      receiver.setSecret(path, res.body.signingSecret);
-      return res.body.subscription.id as string;
-    };
+    const scenario = await deliveryScenario(receiver, startApp, { firstDate, plan: 'professional', dayOf: (date) => day(date) });
+    const { app, key, subscribe, runAt } = scenario;
     const publish = async (date: string, deliveries = 1) => {
-      app.setNow(evening(date));
-      const result = await app.importTable({ format: 'csv', publicationDate: date, days: [day(date)] });
-      expect(result).toMatchObject({ published: date, deliveries });
+      expect(await scenario.publish(date)).toMatchObject({ published: date, deliveries });
     };
     const health = async (id: string) => {
       const list = await app.json('/api/webhook-subscriptions', { key });
@@ -54,13 +37,6 @@ describe.skipIf(!OPENSSL_AVAILABLE)('delivery retries and subscription health', 
         .select(['id', 'state', 'attempts', 'next_attempt_at', 'last_status', 'finished_at'])
         .where('rate_date', '=', rateDate)
         .executeTakeFirstOrThrow();
-    /** Moves the clock to `at` and runs the worker; returns how many requests reached the receiver. */
-    const runAt = async (at: string) => {
-      app.setNow(at);
-      const before = receiver.deliveries.length;
-      await app.app.deliveries.runDue();
-      return receiver.deliveries.length - before;
-    };
     return { app, key, subscribe, publish, health, delivery, runAt };
   }
 

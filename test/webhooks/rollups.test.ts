@@ -8,14 +8,10 @@ import { describe, expect, it } from 'vitest';
 import type { RbaDay } from '../../src/rba/index.js';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import type { TestApp } from '../support/app.js';
-import { useWebhookReceiver } from '../support/webhook-receiver.js';
+import { deliveryScenario, evening, plus, useWebhookReceiver } from '../support/webhook-receiver.js';
 
-const JSON_HEADERS = { 'Content-Type': 'application/json' };
 const OFFSETS_MS = [0, 60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 6 * 3_600_000];
 const DAY_MS = 24 * 3_600_000;
-/** 17:00 in Sydney (AEST, UTC+10) on a date in May 2026: after that day's publication. */
-const evening = (date: string) => `${date}T07:00:00.000Z`;
-const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
 const day = (date: string): RbaDay => ({ date, rates: { USD: '0.6543', EUR: '0.6012', TWI: '61.40' } });
 
 /** Each roll-up beside the same counts taken from the rows (a roll-up's rows at zero count nothing). */
@@ -36,27 +32,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the webhook roll-ups', () => {
   const { receiver, startApp } = useWebhookReceiver();
 
   it('equal the deliveries and attempts they count through successes, retries, failures, abandonment, pruning and deletion', async () => {
-    const app = await startApp({
-      now: evening('2026-05-11'),
-      config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
-      webhookNetwork: { ca: [receiver.ca], timeoutMs: 2_000 },
-    });
-    const key = await app.createKey('business');
-    await app.importTable({ format: 'csv', publicationDate: null, days: [day('2026-05-11')] });
-    const subscribe = async (path: string) => {
-      const res = await app.json('/api/webhook-subscriptions', { key, method: 'POST', headers: JSON_HEADERS, body: { url: receiver.url(path) } });
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
-      receiver.setSecret(path, res.body.signingSecret);
-      return res.body.subscription.id as string;
-    };
-    const publish = async (date: string) => {
-      app.setNow(evening(date));
-      await app.importTable({ format: 'csv', publicationDate: date, days: [day(date)] });
-    };
-    const runAt = async (at: string) => {
-      app.setNow(at);
-      await app.app.deliveries.runDue();
-    };
+    const { app, key, subscribe, publish, runAt } = await deliveryScenario(receiver, startApp, { firstDate: '2026-05-11', plan: 'business', dayOf: day });
     const states = async () =>
       (await app.db.selectFrom('webhook_deliveries').select(['rate_date', 'state']).orderBy('rate_date').orderBy('state').execute()).map(
         (d) => `${d.rate_date} ${d.state}`,
