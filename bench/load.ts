@@ -28,6 +28,8 @@ export interface Measurement {
   serverCpu: number | null;
   /** share of one core this process (autocannon, and the servers when in-process) used */
   loaderCpu: number;
+  /** the bare server measured just before this target, which its share is taken of */
+  bare?: Measurement;
 }
 
 function run(target: Target, connections: number, duration: number): Promise<autocannon.Result> {

@@ -5,18 +5,19 @@ export interface Goal {
   description: string;
   /** the targets the goal needs; the goal is skipped when one was not measured (BENCH_ONLY) */
   needs: string[];
-  met: (byName: (name: string) => Measurement, baseline: Measurement) => { met: boolean; actual: string };
+  met: (byName: (name: string) => Measurement) => { met: boolean; actual: string };
 }
 
-const pct = (m: Measurement, base: Measurement) => (base.reqPerSec > 0 ? (100 * m.reqPerSec) / base.reqPerSec : 0);
+/** the target's req/s as a share of the bare run measured just before it */
+const pct = (m: Measurement) => (m.bare && m.bare.reqPerSec > 0 ? (100 * m.reqPerSec) / m.bare.reqPerSec : 0);
 
 /** A target at `percent` of the bare server's req/s, and with p99 under `p99Ms` when given. */
 const share = (name: string, percent: number, p99Ms?: number): Goal => ({
   description: `${name} >= ${percent}% of bare req/s${p99Ms === undefined ? '' : `, with p99 < ${p99Ms} ms`}`,
   needs: [name],
-  met: (get, base) => {
+  met: (get) => {
     const m = get(name);
-    const ratio = pct(m, base);
+    const ratio = pct(m);
     return { met: ratio >= percent && (p99Ms === undefined || m.p99 < p99Ms), actual: `${ratio.toFixed(1)}% of bare, p99 ${m.p99} ms` };
   },
 });
@@ -43,7 +44,6 @@ function table(rows: string[][]): string {
 
 /** Prints the table and goals; returns the names of targets that had non-2xx answers or errors. */
 export function printReport(results: Measurement[]): { failedTargets: string[]; missedGoals: number } {
-  const base = results.find((m) => m.target.baseline)!;
   const inProcess = results.every((m) => m.serverCpu === null);
   const cpu = (share: number | null) => (share === null ? '-' : `${(100 * share).toFixed(0)}%`);
   // CPU per request hardly depends on what else the machine runs; req/s and shares do.
@@ -54,6 +54,7 @@ export function printReport(results: Measurement[]): { failedTargets: string[]; 
       'req/s (avg)',
       'p50 ms',
       'p99 ms',
+      'bare req/s',
       'vs bare',
       'requests',
       'non-2xx',
@@ -69,7 +70,8 @@ export function printReport(results: Measurement[]): { failedTargets: string[]; 
       m.reqPerSec.toFixed(0),
       String(m.p50),
       String(m.p99),
-      `${pct(m, base).toFixed(1)}%`,
+      m.bare ? m.bare.reqPerSec.toFixed(0) : '-',
+      `${pct(m).toFixed(1)}%`,
       String(m.requests),
       String(m.non2xx),
       String(m.errors),
@@ -79,14 +81,21 @@ export function printReport(results: Measurement[]): { failedTargets: string[]; 
     ]);
   }
   console.log(table(rows));
+  const bareRuns = results.flatMap((m) => (m.bare ? [m.bare] : []));
+  const bareCpu = bareRuns.map((b) => (b.serverCpu === null ? null : (b.serverCpu * 1e6) / b.reqPerSec)).filter((v) => v !== null);
+  console.log(
+    `(bare: measured just before each target, ${Math.min(...bareRuns.map((b) => b.reqPerSec)).toFixed(0)}–${Math.max(...bareRuns.map((b) => b.reqPerSec)).toFixed(0)} req/s` +
+      (bareCpu.length ? `, ${Math.min(...bareCpu).toFixed(0)}–${Math.max(...bareCpu).toFixed(0)} server µs/req)` : ')'),
+  );
   console.log(
     inProcess
       ? '(cpu: share of one core used by this process, servers and autocannon together; 2 cores)'
       : '(cpu: share of one core used while measured; near 100% marks the side that was the limit)',
   );
 
-  const failedTargets = results.filter((m) => m.non2xx > 0 || m.errors > 0 || m.ok === 0).map((m) => m.target.name);
-  for (const m of results.filter((r) => failedTargets.includes(r.target.name))) {
+  const failed = (m: Measurement) => m.non2xx > 0 || m.errors > 0 || m.ok === 0;
+  const failedTargets = [...bareRuns.filter(failed).slice(0, 1), ...results.filter(failed)].map((m) => m.target.name);
+  for (const m of [...bareRuns, ...results].filter(failed)) {
     console.log(`  !!! NOT ALL 200: ${m.target.name}: status codes ${JSON.stringify(m.statusCodes)}, ${m.errors} errors (${m.timeouts} timeouts)`);
   }
 
@@ -102,8 +111,8 @@ export function printReport(results: Measurement[]): { failedTargets: string[]; 
       console.log(`${'SKIPPED'.padEnd(7)}  ${goal.description}  (not measured)`);
       continue;
     }
-    const { met, actual } = goal.met(byName, base);
-    const invalid = [...goal.needs, base.target.name].some((name) => failedTargets.includes(name));
+    const { met, actual } = goal.met(byName);
+    const invalid = goal.needs.some((name) => failedTargets.includes(name) || (byName(name).bare && failed(byName(name).bare!)));
     if (!met || invalid) missedGoals++;
     const verdict = invalid ? 'INVALID' : met ? 'MET' : 'MISSED';
     console.log(`${verdict.padEnd(7)}  ${goal.description}  (${actual}${invalid ? '; non-2xx answers or errors' : ''})`);

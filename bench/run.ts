@@ -105,9 +105,16 @@ async function benchOnce(
   console.log(`load: ${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s measured per target\n`);
 
   const only = process.env.BENCH_ONLY;
+  const load = { ...options, serverPid: info.pid };
+  const bareTarget = targets.find((t) => t.baseline)!;
   const results: Measurement[] = [];
+  // This machine's speed drifts from one minute to the next (the bare server alone measured from
+  // 33k to 51k req/s within one hour), so a share taken of one bare run minutes earlier moves with
+  // the drift. Each target is compared with a bare run measured just before it instead.
   for (const target of targets) {
-    if (!only || target.baseline || target.name.includes(only)) results.push(await measure(target, { ...options, serverPid: info.pid }));
+    if (target.baseline || (only && !target.name.includes(only))) continue;
+    const bare = await measure(bareTarget, load);
+    results.push({ ...(await measure(target, load)), bare });
   }
   const { failedTargets } = printReport(results);
 
