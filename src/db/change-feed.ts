@@ -8,7 +8,7 @@
 // listener connected when it announced has answered: when `publish` returns, every process serves
 // the change.
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DatabaseTarget } from './connect.js';
 
 export const CHANNELS = ['keys_changed', 'rates_changed'] as const;
@@ -42,6 +42,8 @@ const RECONNECT_MS = 1_000;
 
 export async function startChangeFeed(target: DatabaseTarget, onError: (error: unknown) => void): Promise<ChangeFeed> {
   if (target.kind === 'pglite') return localChangeFeed();
+  // pg loads only for a Postgres server: an embedded start does without it.
+  const { Client } = (await import('pg')).default;
   const url = target.url;
   const handlers: ((channel: Channel) => void)[] = [];
   const onChange = (channel: Channel) => handlers.forEach((h) => h(channel));
@@ -50,7 +52,7 @@ export async function startChangeFeed(target: DatabaseTarget, onError: (error: u
   let closed = false;
 
   const connect = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString: url, application_name: LISTENER_APPLICATION_NAME });
+    const next = new Client({ connectionString: url, application_name: LISTENER_APPLICATION_NAME });
     next.on('notification', ({ channel, payload }) => {
       if (channel === HEARD_CHANNEL) return void (payload && answers.get(payload)?.());
       onChange(channel as Channel);
@@ -86,7 +88,7 @@ export async function startChangeFeed(target: DatabaseTarget, onError: (error: u
       // Without its listening connection this process hears no answers (and reads everything again
       // when it reconnects): the change is announced from a connection of its own.
       const announceAlone = async () => {
-        const sender = new pg.Client({ connectionString: url });
+        const sender = new Client({ connectionString: url });
         sender.on('error', onError); // a connection lost mid-announcement must not end the process
         await sender.connect();
         await sender.query('select pg_notify($1, $2)', [channel, id]).finally(() => sender.end());

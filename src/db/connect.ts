@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type LogEvent, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
-import pg from 'pg';
+import type pg from 'pg';
 import { StoreUnavailableError } from '../errors.js';
 import { narrowToOwner } from '../private-files.js';
 import type { PoolUse } from '../metrics.js';
@@ -44,7 +44,9 @@ export interface OpenOptions {
 export async function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): Promise<OpenDatabase> {
   const log = options.log ? { log: options.log } : {};
   if (target.kind === 'postgres') {
-    const pool = new pg.Pool({
+    // pg loads only for a Postgres server: an embedded start does without it.
+    const { Pool, types } = (await import('pg')).default;
+    const pool = new Pool({
       connectionString: target.url,
       max: target.maxConnections ?? 10,
       ...(target.timeouts && {
@@ -58,8 +60,8 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
         getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
           if (oid === DATE_OID) return keepText;
           if (oid === INT8_OID) return toNumber;
-          return pg.types.getTypeParser(oid, format) as (value: string) => unknown;
-        }) as typeof pg.types.getTypeParser,
+          return types.getTypeParser(oid, format) as (value: string) => unknown;
+        }) as typeof types.getTypeParser,
       },
     });
     // A connection that dies while idle (a server restart, a failover) is reported on the pool;

@@ -2,7 +2,7 @@
 // dedicated connection holds a session-level advisory lock. The lock lives exactly as long as that
 // connection, so a process that dies or loses its connection lets another take over. On the
 // embedded database one process owns the directory, so it always leads.
-import pg from 'pg';
+import type pg from 'pg';
 import type { DatabaseTarget } from './connect.js';
 
 export interface LeaderLock {
@@ -53,7 +53,9 @@ function postgresLeaderLock(url: string, name: string, options: LeaderLockOption
   };
 
   const connect = async (): Promise<pg.Client> => {
-    const next = new pg.Client({ connectionString: url, keepAlive: true, application_name: `leader:${name}` });
+    // pg loads only for a Postgres server: an embedded start does without it.
+    const { Client } = (await import('pg')).default;
+    const next = new Client({ connectionString: url, keepAlive: true, application_name: `leader:${name}` });
     // A connection that dies (server restart, pg_terminate_backend, network) takes the lock with it.
     next.on('error', (error) => {
       options.onError?.(error);

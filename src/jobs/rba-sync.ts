@@ -4,7 +4,7 @@
 import { findNewestDate } from '../db/rates.js';
 import { latestDueDate, nextBusinessDay } from '../domain/calendar.js';
 import { DomainError } from '../errors.js';
-import { parseRbaFile, type RbaTable } from '../rba/index.js';
+import type { RbaTable } from '../rba/index.js';
 import type { Services } from '../services.js';
 import { batchOf, importRates, type ImportOutcome } from './import-rates.js';
 import { readSource } from './read-source.js';
@@ -73,6 +73,9 @@ export async function readTable(source: string, options: Pick<SyncOptions, 'sign
     throw new RbaSourceError(`Cannot read ${source}: ${reason}`, source);
   }
   try {
+    // The parsers, and the XLS and XML libraries under them, load on the first read rather than
+    // with the service (a start serves from the stored history first).
+    const { parseRbaFile } = await import('../rba/detect.js');
     return parseRbaFile(bytes, source);
   } catch (error) {
     throw new RbaSourceError(`${source}: ${(error as Error).message}`, source);

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 
 export interface MailMessage {
@@ -28,19 +28,25 @@ export interface MailerOptions {
   logger: Logger;
 }
 
+/** nodemailer's transport, made on the first message: most starts send none, so it does not load with the service. */
+function lazily<T extends Transporter>(make: (nodemailer: typeof import('nodemailer').default) => T): () => Promise<T> {
+  let transport: Promise<T> | undefined;
+  return () => (transport ??= import('nodemailer').then((module) => make(module.default)));
+}
+
 export function createMailer({ smtpUrl, from, outboxDir, logger }: MailerOptions): Mailer {
   if (smtpUrl) {
-    const transport = nodemailer.createTransport(smtpUrl);
+    const smtp = lazily((nodemailer) => nodemailer.createTransport(smtpUrl));
     return {
       async send({ to, subject, text, html }) {
-        await transport.sendMail({ from, to, subject, text, html });
+        await (await smtp()).sendMail({ from, to, subject, text, html });
       },
     };
   }
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const stream = lazily((nodemailer) => nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }));
   return {
     async send({ to, subject, text, html, essentials }) {
-      const info = await transport.sendMail({ from, to, subject, text, html });
+      const info = await (await stream()).sendMail({ from, to, subject, text, html });
       mkdirSync(outboxDir, { recursive: true, mode: 0o700 });
       const file = join(outboxDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`);
       // The message holds a sign-in link: readable by the service's user only.
