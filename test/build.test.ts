@@ -1,10 +1,13 @@
 // `npm start` runs the bundle scripts/build.ts writes (dist/main.js), not the TypeScript sources:
 // the bundle must serve what the sources serve, including what modules read from beside their
-// source files (the API guide, the dashboard's stylesheet, the package's version).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// source files (the API guide, the dashboard's stylesheet, the package's version), what it loads
+// only when first used (the internal GraphQL server, GraphiQL, the mailer), and the packages it
+// holds itself (one copy of graphql for the schema and every server that runs it).
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { bundle } from '../scripts/build.js';
+import { graphql } from '../src/graphql.js';
 import { ROOT, createCliStore, startService, type CliStore, type RunningService } from './support/cli.js';
 
 let outDir: string;
@@ -52,4 +55,25 @@ it("serves the dashboard's stylesheet read from beside its source", async () => 
   const css = await fetch(`${service.file.publicUrl}${stylesheet}`);
   expect(css.status).toBe(200);
   expect(await css.text()).toBe(readFileSync('src/dashboard/style.css', 'utf8'));
+});
+
+it('runs operations on the internal endpoint and serves GraphiQL there', async () => {
+  const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+  expect(await service.operator(graphql('{ version }'))).toEqual({ version });
+  const page = await fetch(service.internalUrl, { headers: { Accept: 'text/html' } });
+  expect(page.status).toBe(200);
+  expect(await page.text()).toContain('YogaGraphiQL.renderYogaGraphiQL');
+});
+
+it('writes a sign-in mail to the outbox (the mailer loads on the first message)', async () => {
+  const site = { Origin: service.publicUrl, 'Sec-Fetch-Site': 'same-origin' };
+  const asked = await fetch(`${service.publicUrl}/dashboard/sign-in-link`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...site },
+    body: new URLSearchParams({ email: 'bundle.test@example.com' }).toString(),
+  });
+  expect(asked.status).toBe(200);
+  const outbox = join(store.dataDir, 'outbox');
+  const [mail] = readdirSync(outbox);
+  expect(readFileSync(join(outbox, mail!), 'utf8')).toContain('To: bundle.test@example.com');
 });
