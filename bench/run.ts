@@ -109,7 +109,7 @@ async function benchOnce(
   const bareTarget = targets.find((t) => t.baseline)!;
   const results: Measurement[] = [];
   // This machine's speed drifts from one minute to the next (the bare server alone measured from
-  // 33k to 51k req/s within one hour), so a share taken of one bare run minutes earlier moves with
+  // 26k to 51k req/s within one hour), so a share taken of one bare run minutes earlier moves with
   // the drift. Each target is compared with a bare run measured just before it instead.
   for (const target of targets) {
     if (target.baseline || (only && !target.name.includes(only))) continue;

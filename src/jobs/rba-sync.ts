@@ -72,10 +72,10 @@ export async function readTable(source: string, options: Pick<SyncOptions, 'sign
       (error as Error).name === 'TimeoutError' ? `no answer within ${(options.readTimeoutMs ?? READ_TIMEOUT_MS) / 1000} s` : (error as Error).message;
     throw new RbaSourceError(`Cannot read ${source}: ${reason}`, source);
   }
+  // The parsers, and the XLS and XML libraries under them, load on the first read rather than with
+  // the service (a start serves from the stored history first).
+  const { parseRbaFile } = await import('../rba/detect.js');
   try {
-    // The parsers, and the XLS and XML libraries under them, load on the first read rather than
-    // with the service (a start serves from the stored history first).
-    const { parseRbaFile } = await import('../rba/detect.js');
     return parseRbaFile(bytes, source);
   } catch (error) {
     throw new RbaSourceError(`${source}: ${(error as Error).message}`, source);
