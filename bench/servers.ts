@@ -69,14 +69,18 @@ export async function startServers(sharedAnswers = process.env.BENCH_SHARED_ANSW
   const closeAll = async () => {
     try {
       await Promise.all(servers.map(close));
-      await app?.close(); // usage counts and unused quota units, before the database goes
+      await app?.close(); // usage counts, before the database goes
     } finally {
       await storage.destroy();
     }
   };
   try {
     const operatorToken = randomBytes(24).toString('hex');
-    const config = parseConfig({ LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', WEBHOOK_KEY: randomBytes(32).toString('base64url') });
+    const config = parseConfig({
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+      WEBHOOK_KEY: randomBytes(32).toString('base64url'),
+      ...(storage.databaseUrl && { DATABASE_URL: storage.databaseUrl }),
+    });
     app = buildApp({ config, db: storage.db, operatorToken, clock: () => NOW, logger: pino({ level: config.LOG_LEVEL }), sharedAnswers });
     const seeded = await seed(app, operatorToken);
     const { history, historyLoadMs, historyHeapBytes } = await measureHistoryLoad(app);

@@ -7,11 +7,14 @@ import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../src/db/database.js';
-import { openDatabase } from '../src/db/connect.js';
+import { openDatabase, targetFromConfig } from '../src/db/connect.js';
+import { parseConfig } from '../src/config.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 
 export interface BenchStorage {
   db: Kysely<Database>;
+  /** the Postgres database's URL, for the service's config (its choices for a database server); undefined for PGlite */
+  databaseUrl?: string;
   /** what the report prints, e.g. "pglite (embedded) in /tmp/…" */
   label: string;
   destroy(): Promise<void>;
@@ -47,10 +50,12 @@ async function openPostgres(serverUrl: string): Promise<BenchStorage> {
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   try {
-    const { db } = await openDatabase({ kind: 'postgres', url: url.toString() });
+    // opened as the service opens it: the configured pool and timeouts
+    const { db } = await openDatabase(targetFromConfig(parseConfig({ DATABASE_URL: url.toString() })));
     await migrateToLatest(db);
     return {
       db,
+      databaseUrl: url.toString(),
       label: `postgres database ${name} on ${url.host} (pg pool of 10)`,
       async destroy() {
         await db.destroy();
