@@ -12,6 +12,7 @@ import * as m0008 from './migrations/0008_conversions_keyless_polls.js';
 import * as m0009 from './migrations/0009_account_usage_rollups.js';
 import * as m0010 from './migrations/0010_webhook_rollups.js';
 import * as m0011 from './migrations/0011_grant_units.js';
+import * as m0012 from './migrations/0012_grant_units_no_key_lock.js';
 
 // Listed explicitly rather than read from disk, so they run the same under tsx, a bundle or tests.
 const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '0009_account_usage_rollups': m0009,
   '0010_webhook_rollups': m0010,
   '0011_grant_units': m0011,
+  '0012_grant_units_no_key_lock': m0012,
 };
 
 export function migrator(db: Kysely<Database>): Migrator {

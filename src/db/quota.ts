@@ -31,11 +31,17 @@ export async function grantUnits(
   wanted: number,
   deadline: Date | null,
 ): Promise<Grant | null> {
-  // grant_units (migration 0011) locks the account's row, so a racing grant waits, then reads the
-  // count it updated. The period only moves forward: a request stamped with an older period (a
-  // process whose clock lags) counts in the stored one, so no count is ever reset early.
+  // grant_units (migrations 0011, 0012) locks the account's row, so a racing grant waits, then
+  // reads the count it updated. The period only moves forward: a request stamped with an older
+  // period (a process whose clock lags) counts in the stored one, so no count is ever reset early.
+  // The values are written into the statement (quoted and escaped by Kysely; all are the service's
+  // own: an account id from the database, a date, integers, an instant) because a statement
+  // without parameters costs PGlite half the work (src/db/connect.ts), and this is the statement
+  // of every keyed request.
   const { rows } = await sql<{ start: number; granted: number }>`
-    select start, granted from grant_units(${accountId}, ${count.period}::date, ${limit}::int, ${wanted}::int, ${deadline}::timestamptz)`.execute(db);
+    select start, granted from grant_units(${sql.lit(accountId)}::uuid, ${sql.lit(count.period)}::date, ${sql.lit(limit)}::int, ${sql.lit(wanted)}::int, ${sql.lit(deadline)}::timestamptz)`.execute(
+    db,
+  );
   const row = rows[0];
   return row ? { start: Number(row.start), granted: Number(row.granted) } : null;
 }

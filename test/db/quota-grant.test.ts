@@ -54,3 +54,41 @@ describe('grantUnits', () => {
     expect((await countsOf(id)).quota_used).toBe(13);
   });
 });
+
+describe('grantUnits, at the edges', () => {
+  it('takes an account id as a value, never as SQL: a quote in it is a bad uuid, and nothing changes', async () => {
+    const id = await account({ quota_used: 7, quota_period: '2026-04-20' });
+    await expect(
+      grantUnits(db, `${id}'::uuid, null, 1, 1, null); update accounts set quota_used = 0; --`, { period: '2026-04-20' }, 5_000, 1, null),
+    ).rejects.toThrow(/uuid/);
+    expect((await countsOf(id)).quota_used).toBe(7);
+  });
+
+  // A transaction that references an account (a usage flush, a new key) holds a key-share lock on
+  // its row until it ends; the grant changes only counters, so it must not wait for it (migration
+  // 0012). PGlite has one connection, so only a server can hold the two transactions at once.
+  it.skipIf(!process.env.DATABASE_URL)('does not wait for a transaction that only references the account', async () => {
+    const id = await account({ quota_used: 0, quota_period: '2026-04-20' });
+    let released: () => void = () => {};
+    const holding = new Promise<void>((resolve) => (released = resolve));
+    let locked: () => void = () => {};
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const other = db.transaction().execute(async (trx) => {
+      await trx.selectFrom('accounts').select('id').where('id', '=', id).forKeyShare().execute();
+      locked();
+      await holding;
+    });
+    try {
+      await isLocked;
+      const outcome = await Promise.race([
+        grantUnits(db, id, { period: '2026-04-20' }, 5_000, 2, null),
+        new Promise((resolve) => setTimeout(() => resolve('waited'), 3_000)),
+      ]);
+      expect(outcome).toEqual({ start: 0, granted: 2 });
+    } finally {
+      released();
+      await other;
+    }
+    expect((await countsOf(id)).quota_used).toBe(2);
+  });
+});
