@@ -279,6 +279,11 @@ export interface AttemptRecord {
 export async function recordAttempts(db: Kysely<Database>, attempts: readonly AttemptRecord[]): Promise<void> {
   if (attempts.length === 0) return;
   await db.transaction().execute(async (trx) => {
+    // The batch's subscriptions are locked first, in id order, before any delivery: deleting a
+    // subscription locks it before its deliveries, and another process's batch may hold the same
+    // subscriptions in another order, so taking them as the batch meets them could deadlock.
+    const subscriptionIds = [...new Set(attempts.map((a) => a.subscriptionId))];
+    await trx.selectFrom('webhook_subscriptions').select('id').where('id', 'in', subscriptionIds).orderBy('id').forNoKeyUpdate().execute();
     const changes: DeliveryCountChange[] = [];
     for (const attempt of attempts) {
       const finished = attempt.ok || attempt.retryAt === null;

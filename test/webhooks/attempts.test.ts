@@ -97,6 +97,44 @@ describe.skipIf(!OPENSSL_AVAILABLE)('webhook attempts', () => {
     expect(await app.db.selectFrom('webhook_deliveries').select('id').where('subscription_id', '=', id).execute()).toEqual([]);
   });
 
+  // Two processes' batches can hold the same subscriptions in opposite orders, and deleting a
+  // subscription locks it before its deliveries: recording locks a batch's subscriptions first, in
+  // one order, so none of these waits in a cycle. Only a server runs two transactions at once.
+  it.skipIf(!process.env.DATABASE_URL)('batches over the same subscriptions in opposite orders, recorded at once, never deadlock', async () => {
+    const { app, subscribe, publish, attempts } = await setUp('2026-05-12');
+    const [first, second] = [await subscribe('/first'), await subscribe('/second')];
+    await publish('2026-05-13');
+    await publish('2026-05-14');
+    const deliveries = await app.db.selectFrom('webhook_deliveries').select(['id', 'subscription_id', 'rate_date']).execute();
+    const of = (subscriptionId: string, rateDate: string) => {
+      const delivery = deliveries.find((d) => d.subscription_id === subscriptionId && d.rate_date === rateDate)!;
+      const at = new Date(evening(rateDate));
+      const retryAt = new Date(at.getTime() + 60_000);
+      return {
+        deliveryId: delivery.id,
+        subscriptionId,
+        rateDate,
+        attempt: 1,
+        ok: false,
+        status: 503,
+        error: 'HTTP 503',
+        at,
+        durationMs: 5,
+        retryAt,
+        deactivateAt: 1_000,
+      };
+    };
+    const rounds = 40;
+    for (let round = 0; round < rounds; round++) {
+      await Promise.all([
+        recordAttempts(app.db, [of(first, '2026-05-13'), of(second, '2026-05-13')]),
+        recordAttempts(app.db, [of(second, '2026-05-14'), of(first, '2026-05-14')]),
+      ]);
+    }
+    expect(await attempts(first)).toHaveLength(2 * rounds);
+    expect(await attempts(second)).toHaveLength(2 * rounds);
+  });
+
   it('an attempt of a subscription deleted meanwhile is left out; the rest of its batch is written', async () => {
     const { app, subscribe, attempts } = await setUp('2026-05-12');
     const kept = await subscribe('/kept');
