@@ -38,10 +38,9 @@ export async function grantUnits(
   // own: an account id from the database, a date, integers, an instant) because a statement
   // without parameters costs PGlite half the work (src/db/connect.ts), and this is the statement
   // of every keyed request.
-  const { rows } = await sql<{ start: number; granted: number }>`
-    select start, granted from grant_units(${sql.lit(accountId)}::uuid, ${sql.lit(count.period)}::date, ${sql.lit(limit)}::int, ${sql.lit(wanted)}::int, ${sql.lit(deadline)}::timestamptz)`.execute(
-    db,
-  );
+  const grant = sql<{ start: number; granted: number }>`
+    select start, granted from grant_units(${sql.lit(accountId)}::uuid, ${sql.lit(count.period)}::date, ${sql.lit(limit)}::int, ${sql.lit(wanted)}::int, ${sql.lit(deadline)}::timestamptz)`;
+  const { rows } = await grant.execute(db);
   const row = rows[0];
   return row ? { start: Number(row.start), granted: Number(row.granted) } : null;
 }
