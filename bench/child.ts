@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { bundle } from '../scripts/build.js';
+import { SERVICE_NODE_FLAGS, bundle } from '../scripts/build.js';
 import type { RunningServers, ServersInfo } from './servers.js';
 
 const SERVE = fileURLToPath(new URL('./serve.ts', import.meta.url));
@@ -17,8 +17,9 @@ const BUNDLE_DIR = fileURLToPath(new URL(`../dist/bench-${process.pid}/`, import
 export async function startServersInChild(sharedAnswers: boolean): Promise<RunningServers> {
   const serveBundle = await bundle(SERVE, BUNDLE_DIR);
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  // Measured as `npm start` runs it: in production mode (graphql skips its development checks).
-  const child = spawn(process.execPath, [...profile, '--expose-gc', '--enable-source-maps', serveBundle], {
+  // Measured as `npm start` runs it: with its Node flags, in production mode (graphql skips its
+  // development checks).
+  const child = spawn(process.execPath, [...profile, '--expose-gc', ...SERVICE_NODE_FLAGS, serveBundle], {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production', BENCH_SHARED_ANSWERS: sharedAnswers ? 'on' : 'off' },
   });

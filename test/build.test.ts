@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { bundle } from '../scripts/build.js';
+import { SERVICE_NODE_FLAGS, bundle } from '../scripts/build.js';
 import { graphql } from '../src/graphql.js';
 import { ROOT, createCliStore, startService, type CliStore, type RunningService } from './support/cli.js';
 
@@ -19,7 +19,7 @@ beforeAll(async () => {
   outDir = mkdtempSync(join(ROOT, 'dist', 'test-'));
   const [created, main] = await Promise.all([createCliStore(), bundle('src/main.ts', outDir)]);
   store = created;
-  service = await startService(store.env, 60_000, ['--enable-source-maps', main]);
+  service = await startService(store.env, 60_000, [...SERVICE_NODE_FLAGS, main]);
 }, 90_000);
 afterAll(async () => {
   await service?.stop();
@@ -31,6 +31,11 @@ it('is JavaScript with its source map, and no TypeScript loader is needed to run
   const code = readFileSync(join(outDir, 'main.js'), 'utf8');
   expect(code).toMatch(/\/\/# sourceMappingURL=main\.js\.map\s*$/);
   expect(JSON.parse(readFileSync(join(outDir, 'main.js.map'), 'utf8'))).toMatchObject({ version: 3 });
+});
+
+it('is what npm start runs, with the Node flags the bench and this test start it with', () => {
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  expect(scripts.start).toContain(`node ${SERVICE_NODE_FLAGS.join(' ')} dist/main.js`);
 });
 
 it('answers the REST API', async () => {
