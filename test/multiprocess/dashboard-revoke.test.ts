@@ -2,7 +2,7 @@
 // (401 invalid_api_key) by the other as soon as the revoke's page has answered, though the other
 // had the key cached. The sign-in link comes from the first process's log, as a local user reads it
 // without a mail server.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { accountWithKeyVia, servicesOnOneStore, type RunningService } from '../support/cli.js';
 
 describe.skipIf(!process.env.DATABASE_URL)('a key revoked on the dashboard of one process', () => {
@@ -28,13 +28,19 @@ describe.skipIf(!process.env.DATABASE_URL)('a key revoked on the dashboard of on
     return { send };
   }
 
-  /** The last sign-in link a process logged for `email`. */
-  function loggedLink(service: RunningService, email: string): string {
-    const lines = service
-      .output()
-      .split('\n')
-      .filter((line) => line.includes('"link"') && line.includes(email));
-    return JSON.parse(lines.at(-1)!).link as string;
+  /**
+   * The last sign-in link a process logged for `email`. The log line comes through the process's
+   * stdout, which may reach this test after the page's answer does, so it is waited for.
+   */
+  function loggedLink(service: RunningService, email: string): Promise<string> {
+    return vi.waitFor(() => {
+      const lines = service
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"link"') && line.includes(email));
+      expect(lines.length).toBeGreaterThan(0);
+      return JSON.parse(lines.at(-1)!).link as string;
+    }, 10_000);
   }
 
   it('is refused by the other at once', async () => {
@@ -45,7 +51,7 @@ describe.skipIf(!process.env.DATABASE_URL)('a key revoked on the dashboard of on
 
     const browser = visit(services[0]!);
     expect((await browser.send('/dashboard/sign-in-link', { email })).status).toBe(200);
-    const token = new URL(loggedLink(services[0]!, email)).searchParams.get('token')!;
+    const token = new URL(await loggedLink(services[0]!, email)).searchParams.get('token')!;
     expect((await browser.send('/dashboard/sign-in', { token })).status).toBe(303);
     const keys = await browser.send('/dashboard/keys');
     expect(keys.status).toBe(200);
