@@ -26,26 +26,34 @@ export function stringify(value: Json): string {
 // (src/domain/rate-history.ts), so their JSON is written once per day and reused by every response
 // that carries them. The memo is weak: it lives exactly as long as the days do, so it needs neither
 // a bound nor invalidation. A request's own subset of a day is written as it is.
+//
+// What is kept is written with `join` of several parts, which copies them into one flat string.
+// Text built with `+=` is a tree of its pieces, and every answer that carried it would walk the
+// whole tree again when its body is flattened for the ETag and the socket (measured in the
+// pipeline: 4.5 µs a `/{date}` answer with the day's rates built with `+=`, 1.4 µs with them flat).
 const written = new WeakMap<object, RawJson>();
 
-function ratesText(rates: RateValues, codes: readonly string[] | null): string {
+/** Only `codes` of a day's rates, in the order asked for (AUD is 1); a code without a rate that day is left out. */
+function subsetText(rates: RateValues, codes: readonly string[]): string {
   let out = '';
-  if (codes === null) {
-    for (const code in rates) out += `${out ? ',' : ''}"${code}":${rates[code]}`;
-  } else {
-    for (const code of codes) {
-      const rate = rateIn(rates, code);
-      if (rate !== undefined) out += `${out ? ',' : ''}"${code}":${rate}`;
-    }
+  for (const code of codes) {
+    const rate = rateIn(rates, code);
+    if (rate !== undefined) out += `${out ? ',' : ''}"${code}":${rate}`;
   }
   return `{${out}}`;
 }
 
+/** A whole day's rates, as one flat string. */
+function allRatesText(rates: RateValues): string {
+  const members = Object.keys(rates).map((code) => `"${code}":${rates[code]}`);
+  return ['{', members.join(','), '}'].join('');
+}
+
 /** A rates object (code → decimal string) as JSON numbers. */
 export function ratesJson(rates: RateValues): RawJson {
-  if (!Object.isFrozen(rates)) return new RawJson(ratesText(rates, null));
+  if (!Object.isFrozen(rates)) return new RawJson(allRatesText(rates));
   let json = written.get(rates);
-  if (!json) written.set(rates, (json = new RawJson(ratesText(rates, null))));
+  if (!json) written.set(rates, (json = new RawJson(allRatesText(rates))));
   return json;
 }
 
@@ -53,6 +61,6 @@ export function ratesJson(rates: RateValues): RawJson {
 export function seriesJson(series: RateSeries): RawJson {
   const { codes } = series;
   let out = '';
-  for (const day of series.days) out += `${out ? ',' : ''}"${day.date}":${codes ? ratesText(day.rates, codes) : ratesJson(day.rates).text}`;
+  for (const day of series.days) out += `${out ? ',' : ''}"${day.date}":${codes ? subsetText(day.rates, codes) : ratesJson(day.rates).text}`;
   return new RawJson(`{${out}}`);
 }
