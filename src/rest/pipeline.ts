@@ -58,8 +58,8 @@ export function restSteps(options: PipelineOptions): Step[] {
     authenticate(options.keys, services),
     limits(options.limits),
     // inside the limits: the tag hashes the body just after it was written, not after the quota's
-    // wait, when it no longer is in the processor's caches (a third of the hash's time, measured);
-    // a 304 still takes its unit (D17)
+    // wait, when it no longer is in the processor's caches (measured across the varied requests:
+    // 3.7 → 2.1 µs to make the body's bytes); a 304 still takes its unit (D24)
     etag,
     ...(options.sharedAnswers ? [sharedAnswers(services.clock, () => services.rateHistory.generation)] : []),
     freshness(services.clock),
