@@ -30,6 +30,8 @@ export interface Measurement {
   loaderCpu: number;
   /** the bare server measured just before this target, which its share is taken of */
   bare?: Measurement;
+  /** which round of the target this is (BENCH_ROUNDS), from 1 */
+  round?: number;
 }
 
 function run(target: Target, connections: number, duration: number): Promise<autocannon.Result> {

@@ -5,6 +5,7 @@ export interface Goal {
   description: string;
   /** the targets the goal needs; the goal is skipped when one was not measured (BENCH_ONLY) */
   needs: string[];
+  /** `byName`: the target's round with the median share (its only one without BENCH_ROUNDS) */
   met: (byName: (name: string) => Measurement) => { met: boolean; actual: string };
 }
 
@@ -48,9 +49,11 @@ export function printReport(results: Measurement[]): { failedTargets: string[]; 
   const cpu = (share: number | null) => (share === null ? '-' : `${(100 * share).toFixed(0)}%`);
   // CPU per request hardly depends on what else the machine runs; req/s and shares do.
   const perRequest = (m: Measurement) => (m.serverCpu === null || m.reqPerSec === 0 ? '-' : ((m.serverCpu * 1e6) / m.reqPerSec).toFixed(0));
+  const rounds = Math.max(...results.map((m) => m.round ?? 1));
   const rows = [
     [
       'target',
+      ...(rounds > 1 ? ['round'] : []),
       'req/s (avg)',
       'p50 ms',
       'p99 ms',
@@ -67,6 +70,7 @@ export function printReport(results: Measurement[]): { failedTargets: string[]; 
   for (const m of results) {
     rows.push([
       m.target.name,
+      ...(rounds > 1 ? [String(m.round ?? 1)] : []),
       m.reqPerSec.toFixed(0),
       String(m.p50),
       String(m.p99),
@@ -100,11 +104,23 @@ export function printReport(results: Measurement[]): { failedTargets: string[]; 
   }
 
   console.log('');
+  const roundsOf = (name: string) => results.filter((r) => r.target.name === name);
+  /** the round with the median share (the lower of the middle two for an even count) */
   const byName = (name: string) => {
-    const m = results.find((r) => r.target.name === name);
-    if (!m) throw new Error(`no measurement named ${name}`);
-    return m;
+    const sorted = roundsOf(name).sort((a, b) => pct(a) - pct(b));
+    if (sorted.length === 0) throw new Error(`no measurement named ${name}`);
+    return sorted[(sorted.length - 1) >> 1]!;
   };
+  const everyShare = (names: string[]) =>
+    rounds > 1
+      ? `; rounds: ${names
+          .map((name) =>
+            roundsOf(name)
+              .map((m) => `${pct(m).toFixed(1)}%`)
+              .join(', '),
+          )
+          .join(' | ')}`
+      : '';
   let missedGoals = 0;
   for (const goal of GOALS) {
     if (!goal.needs.every((name) => results.some((r) => r.target.name === name))) {
@@ -112,10 +128,11 @@ export function printReport(results: Measurement[]): { failedTargets: string[]; 
       continue;
     }
     const { met, actual } = goal.met(byName);
-    const invalid = goal.needs.some((name) => failedTargets.includes(name) || (byName(name).bare && failed(byName(name).bare!)));
+    const invalid = goal.needs.some((name) => failedTargets.includes(name) || roundsOf(name).some((m) => m.bare && failed(m.bare)));
     if (!met || invalid) missedGoals++;
     const verdict = invalid ? 'INVALID' : met ? 'MET' : 'MISSED';
-    console.log(`${verdict.padEnd(7)}  ${goal.description}  (${actual}${invalid ? '; non-2xx answers or errors' : ''})`);
+    const median = rounds > 1 ? `median of ${rounds} rounds: ` : '';
+    console.log(`${verdict.padEnd(7)}  ${goal.description}  (${median}${actual}${everyShare(goal.needs)}${invalid ? '; non-2xx answers or errors' : ''})`);
   }
   return { failedTargets, missedGoals };
 }

@@ -15,6 +15,9 @@
 //
 //   BENCH_DURATION=<s>        measured seconds per target (default 5; e.g. 30 for steadier figures)
 //   BENCH_WARMUP=<s>          warm-up seconds per target, not measured (default 2)
+//   BENCH_ROUNDS=<n>          measure every target n times, each time against its own bare run, the
+//                             targets taking turns (default 1); a goal is judged on the round with the
+//                             median share, and the report lists every round's share
 //   BENCH_CONNECTIONS=<n>     concurrent connections (default 50)
 //   BENCH_MODE=child|inprocess|both
 //                             where the servers run: in a child process (default; the load generator
@@ -81,6 +84,7 @@ async function benchOnce(
   mode: Mode,
   sharedAnswers: boolean,
   options: Omit<LoadOptions, 'serverPid'>,
+  rounds: number,
 ): Promise<{ failedTargets: string[]; results: Measurement[] }> {
   console.log(`\n=== ${MODE_LABEL[mode]}; shared answers ${sharedAnswers ? 'on' : 'off'} ===`);
   const started = Date.now();
@@ -102,7 +106,11 @@ async function benchOnce(
     throw new Error(`bare body (${bare.bytes} B, ${bare.contentType}) differs from /latest's (${latest.bytes} B, ${latest.contentType})`);
   }
   console.log(`body bytes: ${targets.map((t) => `${t.name} ${sizes.get(t.name)!.bytes}`).join(', ')}`);
-  console.log(`load: ${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s measured per target\n`);
+  console.log(
+    `load: ${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s measured per target` +
+      (rounds > 1 ? `, ${rounds} rounds` : '') +
+      '\n',
+  );
 
   const only = process.env.BENCH_ONLY;
   const load = { ...options, serverPid: info.pid };
@@ -110,11 +118,14 @@ async function benchOnce(
   const results: Measurement[] = [];
   // This machine's speed drifts from one minute to the next (the bare server alone measured from
   // 26k to 51k req/s within one hour), so a share taken of one bare run minutes earlier moves with
-  // the drift. Each target is compared with a bare run measured just before it instead.
-  for (const target of targets) {
-    if (target.baseline || (only && !target.name.includes(only))) continue;
-    const bare = await measure(bareTarget, load);
-    results.push({ ...(await measure(target, load)), bare });
+  // the drift. Each target is compared with a bare run measured just before it instead; with
+  // several rounds the targets take turns, so a slow minute falls on one round of each.
+  for (let round = 1; round <= rounds; round++) {
+    for (const target of targets) {
+      if (target.baseline || (only && !target.name.includes(only))) continue;
+      const bare = await measure(bareTarget, load);
+      results.push({ ...(await measure(target, load)), bare, round });
+    }
   }
   const { failedTargets } = printReport(results);
 
@@ -130,6 +141,8 @@ async function main(): Promise<number> {
     duration: numberFromEnv('BENCH_DURATION', 5),
     warmup: numberFromEnv('BENCH_WARMUP', 2, true),
   };
+  const rounds = numberFromEnv('BENCH_ROUNDS', 1);
+  if (!Number.isInteger(rounds)) throw new Error(`BENCH_ROUNDS must be a whole number, got ${rounds}`);
   const only = process.env.BENCH_ONLY;
   if (only === 'analytics') {
     await benchAnalytics(numberFromEnv('BENCH_ANALYTICS_RUNS', 9));
@@ -142,7 +155,7 @@ async function main(): Promise<number> {
   if (!deliveriesOnly) {
     for (const mode of modes()) {
       for (const sharedAnswers of sharedAnswerModes()) {
-        const { failedTargets } = await benchOnce(mode, sharedAnswers, options);
+        const { failedTargets } = await benchOnce(mode, sharedAnswers, options, rounds);
         failed.push(...failedTargets.map((t) => `${t} (${mode}, shared answers ${sharedAnswers ? 'on' : 'off'})`));
       }
     }
