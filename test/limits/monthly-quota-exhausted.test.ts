@@ -56,6 +56,18 @@ describe('a paid plan at its monthly quota', () => {
     expect((await t.request('/latest', { key })).headers.get('retry-after')).toBe('30');
   });
 
+  it('a 429 carries no ETag (the tag belongs to the refused answer, whose body is not sent), also on a request that would be 304', async () => {
+    const { key: spare } = await account(t, 'professional', { billingDay: BILLING_DAY, used: 0, period: PERIOD });
+    const tag = (await t.request('/2026-05-11', { key: spare })).headers.get('etag')!;
+    expect(tag).toBeTruthy();
+    const { key } = await account(t, 'professional', { billingDay: BILLING_DAY, used: 50_000, period: PERIOD });
+    for (const headers of [{}, { 'If-None-Match': tag }] as Record<string, string>[]) {
+      const res = await t.json('/2026-05-11', { key, headers });
+      expectError(res, 429, 'rate_limit_exceeded');
+      expect(res.headers.get('etag')).toBeNull();
+    }
+  });
+
   it('HEAD of an exhausted quota is 429 without a body', async () => {
     const { key } = await account(t, 'business', { billingDay: BILLING_DAY, used: 500_000, period: PERIOD });
     const res = await t.request('/latest', { key, method: 'HEAD' });

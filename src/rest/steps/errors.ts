@@ -35,6 +35,9 @@ export function errorEnvelopes(logger: Logger): Step {
       await next(exchange);
     } catch (error) {
       exchange.answer = answerOf(error, exchange.requestId, logger);
+      // The envelope replaces the answer, so the tag of the answer it replaces (set by the etag step,
+      // which runs inside the limits) does not describe it: a 429 carries no ETag.
+      delete exchange.headers.ETag;
     }
   };
 }

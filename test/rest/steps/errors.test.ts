@@ -81,3 +81,19 @@ it('a request that succeeds is left alone', async () => {
   await step(exchange, recordingNext());
   expect(exchange.answer).toBeNull();
 });
+
+it('the envelope drops the tag of the answer it replaces, and keeps the headers of the request itself', async () => {
+  const { step } = captured();
+  const exchange = exchangeOf('/latest');
+  await step(
+    exchange,
+    recordingNext((ex) => {
+      ex.headers.ETag = '"tag-of-the-refused-answer"';
+      ex.headers['X-RateLimit-Remaining-Monthly'] = '0';
+      throw new RateLimitedError('Monthly quota exceeded', {});
+    }),
+  );
+  expect(exchange.answer!.status).toBe(429);
+  expect(exchange.headers.ETag).toBeUndefined();
+  expect(exchange.headers['X-RateLimit-Remaining-Monthly']).toBe('0');
+});
