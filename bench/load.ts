@@ -35,12 +35,25 @@ export interface Measurement {
 }
 
 function run(target: Target, connections: number, duration: number): Promise<autocannon.Result> {
-  const { paths } = target;
-  if (!paths) return autocannon({ url: target.url, headers: target.headers, connections, duration, timeout: 10 });
-  // A varied target: every request takes the next of its paths, whichever connection sends it.
-  let next = 0;
-  const requests = [{ setupRequest: (request: autocannon.Request) => ({ ...request, path: paths[next++ % paths.length]! }) }];
-  return autocannon({ url: new URL(target.url).origin, headers: target.headers, connections, duration, timeout: 10, requests });
+  const { paths, headers } = target;
+  if (!paths) return autocannon({ url: target.url, headers, connections, duration, timeout: 10 });
+  // A varied target: connection k sends paths k, k + connections, k + 2 × connections, … in turn,
+  // so every connection sends requests of its own and together they send every path. Each request
+  // is written once, before the load: built anew for every request (autocannon's setupRequest),
+  // it cost the load generator 30–43 µs a request against 19.8 for a fixed one, measured against
+  // the bare server, and that cost fell on the varied targets alone, on the same two cores.
+  const ofConnection = Array.from({ length: connections }, (_, k) =>
+    paths.filter((_, i) => i % connections === k).map((path) => ({ method: 'GET' as const, path, headers })),
+  );
+  let connection = 0;
+  return autocannon({
+    url: new URL(target.url).origin,
+    headers,
+    connections,
+    duration,
+    timeout: 10,
+    setupClient: (client) => client.setRequests(ofConnection[connection++ % connections]!),
+  });
 }
 
 export async function measure(target: Target, options: LoadOptions): Promise<Measurement> {
