@@ -107,11 +107,6 @@ export function createServices(
   return { services, keys };
 }
 
-/** 250 ms before the statement bound, or half of it when the bound is short. */
-function grantDeadlineMs(statementMs: number): number {
-  return Math.max(statementMs / 2, statementMs - 250);
-}
-
 export function buildApp(deps: AppDependencies) {
   const logger = deps.logger ?? pino({ level: deps.config.LOG_LEVEL });
   const { services, keys } = createServices(deps.db, deps.changes ?? localChangeFeed(), deps.config, {
@@ -122,12 +117,7 @@ export function buildApp(deps: AppDependencies) {
   });
   services.metrics.observeStore(deps.db, services.clock, deps.pool ?? null);
   const usage = new UsageRecorder(deps.db, services.clock, (err) => logger.error({ err }, 'usage flush failed'));
-  const limits = new RequestLimits(deps.db, services.clock, {
-    // A grant the database reaches later than this may arrive after its request was answered 503,
-    // and so must not count. The time left before the client gives up (100 ms past the statement
-    // bound) covers the reply's way back through a busy process. PGlite runs in-process and cannot stall.
-    grantDeadlineMs: deps.config.DATABASE_URL ? grantDeadlineMs(deps.config.DATABASE_STATEMENT_TIMEOUT_MS) : null,
-  });
+  const limits = new RequestLimits(deps.db, services.clock, { commitApart: Boolean(deps.config.DATABASE_URL), logger });
   const rest = createRestApp({
     schema,
     services,
@@ -181,7 +171,7 @@ export function buildApp(deps: AppDependencies) {
     /** Finishes attempts in flight and writes what is held in memory (usage counts) back before the database closes. */
     async close() {
       await deliveries.stop();
-      await Promise.all([usage.close(), services.rateHistory.settled()]);
+      await Promise.all([usage.close(), services.rateHistory.settled(), limits.monthly.unanswered.close()]);
     },
   };
 }

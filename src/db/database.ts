@@ -61,6 +61,17 @@ export interface AccountsTable {
   free_used: ColumnType<number, number | undefined, number>;
 }
 
+/** A grant whose commit went unanswered, found committed and given back (migration 0013). */
+export interface QuotaRefundsTable {
+  /** the grant's transaction (pg_current_xact_id): a grant is refunded at most once */
+  grant_transaction: ColumnType<number, number, never>;
+  account_id: ColumnType<string, string, never>;
+  /** the period whose count took the units; null for Free's one-time count */
+  period: ColumnType<string | null, string | null, never>;
+  units: ColumnType<number, number, never>;
+  refunded_at: CreatedAt;
+}
+
 export interface ApiKeysTable {
   id: Generated<string>;
   account_id: string;
@@ -289,6 +300,7 @@ export interface Database {
   keyless_usage_daily: KeylessUsageDailyTable;
   rba_polls: RbaPollsTable;
   free_convert_windows: FreeConvertWindowsTable;
+  quota_refunds: QuotaRefundsTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;

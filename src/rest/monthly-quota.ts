@@ -8,14 +8,16 @@
 // asked.
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
+import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
-import { grantUnits, type QuotaCount } from '../db/quota.js';
+import { grantUnits, type Grant, type QuotaCount } from '../db/quota.js';
 import { billingPeriod, type BillingPeriod } from '../domain/billing.js';
 import { secondsUntil } from '../domain/calendar.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
-import { ServiceUnavailableError } from '../errors.js';
+import { InvalidApiKeyError } from '../errors.js';
 import { RateLimitedError } from '../http/http-errors.js';
 import type { ApiKeyViewer } from '../schema/context.js';
+import { UnansweredGrants } from './unanswered-grants.js';
 
 interface Waiter {
   resolve(countAfter: number | null): void;
@@ -33,21 +35,29 @@ interface Queue {
 
 export interface MonthlyQuotaOptions {
   /**
-   * How long after it is sent a grant may still take effect; later, the database grants nothing.
-   * Shorter than the store's client-side timeout, so a statement the database reaches after the
-   * request was answered 503 never counts. null where the store cannot stall (PGlite, in-process).
+   * Whether a grant commits apart from its statement: on a Postgres server, where the answer to a
+   * commit can be lost (the server stopped or frozen at that instant). The statement's answer then
+   * names the grant's transaction before the commit is sent, and a grant whose commit goes
+   * unanswered is settled later (src/rest/unanswered-grants.ts). PGlite runs in the service's own
+   * process, where a commit cannot go unanswered, so a grant there is one statement that commits by
+   * itself.
    */
-  grantDeadlineMs: number | null;
+  commitApart: boolean;
+  logger: Pick<Logger, 'warn' | 'error'>;
 }
 
 export class MonthlyQuota {
   private readonly queues = new Map<string, Queue>();
+  /** grants whose commit went unanswered, until the database says whether they committed */
+  readonly unanswered: UnansweredGrants;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: () => Date,
     private readonly options: MonthlyQuotaOptions,
-  ) {}
+  ) {
+    this.unanswered = new UnansweredGrants(db, options.logger);
+  }
 
   /** One unit for this request, or a 429 `rate_limit_exceeded`; returns the quota headers. */
   async take(viewer: ApiKeyViewer): Promise<Record<string, string>> {
@@ -115,14 +125,10 @@ export class MonthlyQuota {
       while (queue.waiters.length > 0) {
         batch = queue.waiters.splice(0);
         const wanted = batch.length;
-        // The deadline counts from when the statement goes out on its connection, as the client's
-        // own timeout does: time spent waiting for a connection has a bound of its own.
-        const grant = await this.db.connection().execute((connection) => {
-          const { grantDeadlineMs } = this.options;
-          const deadline = grantDeadlineMs === null ? null : new Date(Date.now() + grantDeadlineMs);
-          return grantUnits(connection, queue.accountId, queue.count, queue.limit, wanted, deadline);
-        });
-        if (!grant) throw new ServiceUnavailableError('The data store answered too late to count this request; try again shortly');
+        const grant = this.options.commitApart
+          ? await this.grantCommittingApart(queue, wanted)
+          : await grantUnits(this.db, queue.accountId, queue.count, queue.limit, wanted);
+        if (!grant) throw new InvalidApiKeyError('Invalid API key: its account no longer exists');
         batch.forEach((waiter, i) => waiter.resolve(i < grant.granted ? grant.start + i + 1 : null));
         batch = [];
       }
@@ -132,6 +138,21 @@ export class MonthlyQuota {
     } finally {
       queue.granting = false;
       this.queues.delete(key);
+    }
+  }
+
+  private async grantCommittingApart(queue: Queue, wanted: number): Promise<Grant | null> {
+    const answered: { grant?: Grant | null } = {};
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        answered.grant = await grantUnits(trx, queue.accountId, queue.count, queue.limit, wanted);
+        return answered.grant;
+      });
+    } catch (error) {
+      // The statement was answered, so what failed is its commit (or the rollback that followed):
+      // the grant may have committed all the same. Its requests are answered 503 with this error.
+      if (answered.grant) this.unanswered.add(queue.accountId, answered.grant);
+      throw error;
     }
   }
 }

@@ -1,10 +1,10 @@
 // The grant statement (D16, D17, D35 in docs/decisions.md): as many units as asked while they last,
-// each count in its own column, and nothing at all once its deadline has passed in the database's
-// clock.
-import type { Kysely } from 'kysely';
+// each count in its own column; and the refund of a grant whose commit went unanswered: its units
+// back if it committed, once, and nothing if it did not.
+import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
-import { grantUnits } from '../../src/db/quota.js';
+import { grantUnits, refundIfCommitted, type Grant } from '../../src/db/quota.js';
 import { openTestDatabase } from '../support/db.js';
 
 let database: Awaited<ReturnType<typeof openTestDatabase>>;
@@ -32,35 +32,105 @@ describe('grantUnits', () => {
   it('grants as many units as asked, fewer near the limit, none past it', async () => {
     const id = await account({ quota_used: 4_990, quota_period: '2026-04-20' });
     const period = { period: '2026-04-20' };
-    expect(await grantUnits(db, id, period, 5_000, 4, null)).toEqual({ start: 4_990, granted: 4 });
-    expect(await grantUnits(db, id, period, 5_000, 50, null)).toEqual({ start: 4_994, granted: 6 });
-    expect(await grantUnits(db, id, period, 5_000, 3, null)).toEqual({ start: 5_000, granted: 0 });
+    expect(await grantUnits(db, id, period, 5_000, 4)).toMatchObject({ start: 4_990, granted: 4, countedIn: '2026-04-20' });
+    expect(await grantUnits(db, id, period, 5_000, 50)).toMatchObject({ start: 4_994, granted: 6 });
+    expect(await grantUnits(db, id, period, 5_000, 3)).toMatchObject({ start: 5_000, granted: 0 });
     expect(await countsOf(id)).toMatchObject({ quota_used: 5_000, free_used: 0 });
   });
 
   it('starts a new period at 0, and Free counts in its own column', async () => {
     const id = await account({ quota_used: 5_000, quota_period: '2026-04-20', free_used: 299 });
-    expect(await grantUnits(db, id, { period: '2026-05-20' }, 5_000, 2, null)).toEqual({ start: 0, granted: 2 });
-    expect(await grantUnits(db, id, { period: null }, 300, 5, null)).toEqual({ start: 299, granted: 1 });
+    expect(await grantUnits(db, id, { period: '2026-05-20' }, 5_000, 2)).toMatchObject({ start: 0, granted: 2, countedIn: '2026-05-20' });
+    expect(await grantUnits(db, id, { period: null }, 300, 5)).toMatchObject({ start: 299, granted: 1, countedIn: null });
     expect(await countsOf(id)).toEqual({ quota_used: 2, free_used: 300, quota_period: '2026-05-20' });
   });
 
-  it('grants nothing once the deadline has passed, and within it as usual', async () => {
+  it('counts a request stamped with an older period in the stored one, and says so', async () => {
+    const id = await account({ quota_used: 8, quota_period: '2026-05-20' });
+    expect(await grantUnits(db, id, { period: '2026-04-20' }, 5_000, 1)).toMatchObject({ start: 8, granted: 1, countedIn: '2026-05-20' });
+    expect(await countsOf(id)).toMatchObject({ quota_used: 9, quota_period: '2026-05-20' });
+  });
+
+  it('names its transaction, a different one for each grant', async () => {
+    const id = await account({ quota_used: 0, quota_period: '2026-04-20' });
+    const first = await grantUnits(db, id, { period: '2026-04-20' }, 5_000, 1);
+    const second = await grantUnits(db, id, { period: '2026-04-20' }, 5_000, 1);
+    expect(first!.transaction).toMatch(/^\d+$/);
+    expect(BigInt(second!.transaction)).toBeGreaterThan(BigInt(first!.transaction));
+  });
+
+  it('is null for an account that is gone, and takes nothing', async () => {
+    expect(await grantUnits(db, '00000000-0000-4000-8000-000000000000', { period: '2026-04-20' }, 5_000, 1)).toBeNull();
+  });
+});
+
+describe('refundIfCommitted', () => {
+  const refunds = (id: string) => db.selectFrom('quota_refunds').selectAll().where('account_id', '=', id).execute();
+
+  it('gives back the units of a grant that committed, once however often it is asked', async () => {
     const id = await account({ quota_used: 10, quota_period: '2026-04-20' });
-    const period = { period: '2026-04-20' };
-    expect(await grantUnits(db, id, period, 5_000, 3, new Date(Date.now() - 1))).toBeNull();
+    const grant = (await grantUnits(db, id, { period: '2026-04-20' }, 5_000, 3))!;
+    await grantUnits(db, id, { period: '2026-04-20' }, 5_000, 2); // a later grant keeps its units
+    expect((await countsOf(id)).quota_used).toBe(15);
+    expect(await refundIfCommitted(db, id, grant)).toBe('refunded');
+    expect((await countsOf(id)).quota_used).toBe(12);
+    expect(await refundIfCommitted(db, id, grant)).toBe('refunded');
+    expect((await countsOf(id)).quota_used).toBe(12);
+    expect(await refunds(id)).toEqual([
+      { grant_transaction: Number(grant.transaction), account_id: id, period: '2026-04-20', units: 3, refunded_at: expect.any(Date) },
+    ]);
+  });
+
+  it("gives Free's units back to Free's count", async () => {
+    const id = await account({ quota_used: 4, quota_period: '2026-04-20', free_used: 100 });
+    const grant = (await grantUnits(db, id, { period: null }, 300, 5))!;
+    expect(await refundIfCommitted(db, id, grant)).toBe('refunded');
+    expect(await countsOf(id)).toMatchObject({ quota_used: 4, free_used: 100 });
+  });
+
+  it('takes nothing from a period that has started since', async () => {
+    const id = await account({ quota_used: 10, quota_period: '2026-04-20' });
+    const grant = (await grantUnits(db, id, { period: '2026-04-20' }, 5_000, 3))!;
+    await grantUnits(db, id, { period: '2026-05-20' }, 5_000, 1);
+    expect(await refundIfCommitted(db, id, grant)).toBe('refunded');
+    expect(await countsOf(id)).toMatchObject({ quota_used: 1, quota_period: '2026-05-20' });
+  });
+
+  it('gives nothing back for a grant that never committed', async () => {
+    const id = await account({ quota_used: 10, quota_period: '2026-04-20' });
+    let grant: Grant | null = null;
+    await expect(
+      db.transaction().execute(async (trx) => {
+        grant = await grantUnits(trx, id, { period: '2026-04-20' }, 5_000, 3);
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    await grantUnits(db, id, { period: '2026-04-20' }, 5_000, 2);
+    expect(await refundIfCommitted(db, id, grant!)).toBe('not committed');
+    expect((await countsOf(id)).quota_used).toBe(12);
+    expect(await refunds(id)).toEqual([]);
+  });
+
+  // PGlite has one connection, so only a server can ask about a transaction still open on another.
+  it.skipIf(!process.env.DATABASE_URL)('says "in progress" while the grant is still open, and refunds it once it commits', async () => {
+    const id = await account({ quota_used: 10, quota_period: '2026-04-20' });
+    await db.connection().execute(async (connection) => {
+      await sql`begin`.execute(connection);
+      const grant = (await grantUnits(connection, id, { period: '2026-04-20' }, 5_000, 3))!;
+      expect(await refundIfCommitted(db, id, grant)).toBe('in progress');
+      await sql`commit`.execute(connection);
+      expect(await refundIfCommitted(db, id, grant)).toBe('refunded');
+    });
     expect((await countsOf(id)).quota_used).toBe(10);
-    expect(await grantUnits(db, id, period, 5_000, 3, new Date(Date.now() + 60_000))).toEqual({ start: 10, granted: 3 });
-    expect((await countsOf(id)).quota_used).toBe(13);
   });
 });
 
 describe('grantUnits, at the edges', () => {
   it('takes an account id as a value, never as SQL: a quote in it is a bad uuid, and nothing changes', async () => {
     const id = await account({ quota_used: 7, quota_period: '2026-04-20' });
-    await expect(
-      grantUnits(db, `${id}'::uuid, null, 1, 1, null); update accounts set quota_used = 0; --`, { period: '2026-04-20' }, 5_000, 1, null),
-    ).rejects.toThrow(/uuid/);
+    await expect(grantUnits(db, `${id}'::uuid, null, 1, 1); update accounts set quota_used = 0; --`, { period: '2026-04-20' }, 5_000, 1)).rejects.toThrow(
+      /uuid/,
+    );
     expect((await countsOf(id)).quota_used).toBe(7);
   });
 
@@ -81,10 +151,10 @@ describe('grantUnits, at the edges', () => {
     try {
       await isLocked;
       const outcome = await Promise.race([
-        grantUnits(db, id, { period: '2026-04-20' }, 5_000, 2, null),
+        grantUnits(db, id, { period: '2026-04-20' }, 5_000, 2),
         new Promise((resolve) => setTimeout(() => resolve('waited'), 3_000)),
       ]);
-      expect(outcome).toEqual({ start: 0, granted: 2 });
+      expect(outcome).toMatchObject({ start: 0, granted: 2 });
     } finally {
       released();
       await other;
