@@ -5,6 +5,7 @@ import { PGlite, type QueryOptions, type Results } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type LogEvent, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import type pg from 'pg';
+import type { QueryResult } from 'pg';
 import { StoreUnavailableError } from '../errors.js';
 import { narrowToOwner } from '../private-files.js';
 import type { PoolUse } from '../metrics.js';
@@ -158,7 +159,10 @@ function reportingStalls(pool: pg.Pool): PostgresPool {
       client.on('error', lost);
       const query = async (sql: string, parameters: readonly unknown[]) => {
         try {
-          return await client.query(sql, [...parameters]);
+          const result = (await client.query(sql, [...parameters])) as QueryResult | QueryResult[];
+          // A text of several statements (the quota grant's `begin; select …`) answers with each
+          // one's result: its last is the one asked for, as on PGlite.
+          return Array.isArray(result) ? result.at(-1)! : result;
         } catch (error) {
           stalled ||= isStall(error);
           throw unavailable(error);

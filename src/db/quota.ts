@@ -24,7 +24,9 @@ export interface Grant {
 /**
  * Grants up to `wanted` units (fewer when fewer are left) of the account's count, in one
  * statement, so the count is exact however many requests and processes race. Null when the
- * account is gone. On `db` the statement commits by itself; in a transaction, with its commit.
+ * account is gone. The statement commits by itself, or with the transaction it runs in; with
+ * `openTransaction` it opens one in the same round trip (`begin; select …`, on one connection
+ * held by the caller, who then commits it).
  */
 export async function grantUnits(
   db: Kysely<Database> | Transaction<Database>,
@@ -32,6 +34,7 @@ export async function grantUnits(
   count: QuotaCount,
   limit: number,
   wanted: number,
+  options: { openTransaction?: boolean } = {},
 ): Promise<Grant | null> {
   // grant_units (migrations 0011–0013) locks the account's row, so a racing grant waits, then
   // reads the count it updated. The period only moves forward: a request stamped with an older
@@ -39,9 +42,9 @@ export async function grantUnits(
   // The values are written into the statement (quoted and escaped by Kysely; all are the service's
   // own: an account id from the database, a date, integers) because a statement without
   // parameters costs PGlite half the work (src/db/connect.ts), and this is the statement of every
-  // keyed request.
+  // keyed request. Without parameters it also goes as one simple query, which may hold two statements.
   const grant = sql<{ start: number; granted: number; counted_in: string | null; transaction: string }>`
-    select start, granted, counted_in, pg_current_xact_id()::text as transaction
+    ${sql.raw(options.openTransaction ? 'begin;' : '')} select start, granted, counted_in, pg_current_xact_id()::text as transaction
     from grant_units(${sql.lit(accountId)}::uuid, ${sql.lit(count.period)}::date, ${sql.lit(limit)}::int, ${sql.lit(wanted)}::int)`;
   const { rows } = await grant.execute(db);
   const row = rows[0];

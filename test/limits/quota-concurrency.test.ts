@@ -5,8 +5,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { parseConfig } from '../../src/config.js';
-import { TEST_WEBHOOK_KEY } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { syntheticTable } from '../support/rates.js';
 import { BILLING_DAY, NOW, PERIOD, account, anotherKey, stored } from './support.js';
@@ -87,7 +85,7 @@ describe(`${N} simultaneous keyed requests`, () => {
 describe('two app instances on one database', () => {
   it(`${N} requests split between them: exactly the units left succeed`, async () => {
     const second = buildApp({
-      config: parseConfig({ DOCUMENTATION_URL: 'https://docs.example.test/api', WEBHOOK_KEY: TEST_WEBHOOK_KEY }),
+      config: t.config,
       db: t.db,
       operatorToken: 'another-operator-token-0123456789',
       clock: () => new Date(NOW),
@@ -114,7 +112,7 @@ describe('two processes whose clocks straddle a billing date', () => {
     // process's clock is one second behind (ordinary clock skew), so it still computes the old period.
     const reset = '2026-05-20T00:00:00Z';
     const behind = buildApp({
-      config: parseConfig({ DOCUMENTATION_URL: 'https://docs.example.test/api', WEBHOOK_KEY: TEST_WEBHOOK_KEY }),
+      config: t.config,
       db: t.db,
       operatorToken: 'another-operator-token-0123456789',
       clock: () => new Date(Date.parse(reset) - 1000),

@@ -169,7 +169,8 @@ describe.skipIf(!process.env.DATABASE_URL)(
           expect(a.ms, report).toBeLessThan(BOUND_MS);
         }
         expect(answers.at(-1)!.status, report).toBe(200);
-        // Statements the frozen server held run when it wakes: the grants among them come too late to count.
+        // Statements the frozen server held run when it wakes: a grant among them never commits (its
+        // commit was never sent), and one whose commit it held is given back once the database says.
         await sleep(500);
         expect(await storedCount(email), report).toBe(answers.filter((a) => a.status === 200).length);
       },

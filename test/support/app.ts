@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { print } from 'graphql';
 import { buildApp, type App, type WebhookNetwork } from '../../src/app.js';
-import { parseConfig } from '../../src/config.js';
+import { parseConfig, type Config } from '../../src/config.js';
 import { batchOf } from '../../src/jobs/import-rates.js';
 import { ServiceMetrics } from '../../src/metrics.js';
 import type { Plan } from '../../src/domain/plans.js';
@@ -46,6 +46,8 @@ export type ImportResult = ResultOf<typeof IMPORT>['importRates'];
 
 export interface TestApp {
   app: App;
+  /** the app's configuration, for another app on the same database */
+  config: Config;
   db: Awaited<ReturnType<typeof openTestDatabase>>['db'];
   /** sets the app's clock */
   setNow(iso: string): void;
@@ -84,7 +86,14 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const metrics = new ServiceMetrics();
   const database = await openTestDatabase({ log: metrics.databaseLog });
   let now = new Date(options.now ?? '2026-05-12T03:00:00Z');
-  const config = parseConfig({ DOCUMENTATION_URL: 'https://docs.example.test/api', WEBHOOK_KEY: TEST_WEBHOOK_KEY, RBA_HISTORY_URLS: 'off', ...options.config });
+  const config = parseConfig({
+    DOCUMENTATION_URL: 'https://docs.example.test/api',
+    WEBHOOK_KEY: TEST_WEBHOOK_KEY,
+    RBA_HISTORY_URLS: 'off',
+    // configured for its database as the service is: on Postgres, the choices it makes for a server
+    ...(database.url ? { DATABASE_URL: database.url } : {}),
+    ...options.config,
+  });
   const app = buildApp({
     config,
     db: database.db,
@@ -129,6 +138,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
 
   return {
     app,
+    config,
     db: database.db,
     setNow: (iso) => {
       now = new Date(iso);
