@@ -24,9 +24,9 @@ export interface Grant {
 /**
  * Grants up to `wanted` units (fewer when fewer are left) of the account's count, in one
  * statement, so the count is exact however many requests and processes race. Null when the
- * account is gone. The statement commits by itself, or with the transaction it runs in; with
- * `openTransaction` it opens one in the same round trip (`begin; select …`, on one connection
- * held by the caller, who then commits it).
+ * account is gone. `sentAs` is what goes with the statement in its round trip: nothing (it commits
+ * by itself, or with the transaction it runs in), or the start of a transaction of its own on a
+ * connection the caller holds and commits later, after first committing the one open there.
  */
 export async function grantUnits(
   db: Kysely<Database> | Transaction<Database>,
@@ -34,7 +34,7 @@ export async function grantUnits(
   count: QuotaCount,
   limit: number,
   wanted: number,
-  options: { openTransaction?: boolean } = {},
+  sentAs: 'statement' | 'begin; statement' | 'commit; begin; statement' = 'statement',
 ): Promise<Grant | null> {
   // grant_units (migrations 0011–0013) locks the account's row, so a racing grant waits, then
   // reads the count it updated. The period only moves forward: a request stamped with an older
@@ -44,7 +44,7 @@ export async function grantUnits(
   // parameters costs PGlite half the work (src/db/connect.ts), and this is the statement of every
   // keyed request. Without parameters it also goes as one simple query, which may hold two statements.
   const grant = sql<{ start: number; granted: number; counted_in: string | null; transaction: string }>`
-    ${sql.raw(options.openTransaction ? 'begin;' : '')} select start, granted, counted_in, pg_current_xact_id()::text as transaction
+    ${sql.raw(sentAs.replace('statement', ''))} select start, granted, counted_in, pg_current_xact_id()::text as transaction
     from grant_units(${sql.lit(accountId)}::uuid, ${sql.lit(count.period)}::date, ${sql.lit(limit)}::int, ${sql.lit(wanted)}::int)`;
   const { rows } = await grant.execute(db);
   const row = rows[0];

@@ -120,52 +120,89 @@ export class MonthlyQuota {
   }
 
   private async grant(key: string, queue: Queue): Promise<void> {
-    let batch: Waiter[] = [];
     try {
-      while (queue.waiters.length > 0) {
-        batch = queue.waiters.splice(0);
-        const wanted = batch.length;
-        const grant = this.options.commitApart
-          ? await this.grantCommittingApart(queue, wanted)
-          : await grantUnits(this.db, queue.accountId, queue.count, queue.limit, wanted);
-        if (!grant) throw new InvalidApiKeyError('Invalid API key: its account no longer exists');
-        batch.forEach((waiter, i) => waiter.resolve(i < grant.granted ? grant.start + i + 1 : null));
-        batch = [];
-      }
+      if (!this.options.commitApart) await this.grantInProcess(queue);
+      else while (queue.waiters.length > 0) await this.grantOnServer(queue);
     } catch (error) {
-      // Whoever waits behind a failed grant fails with it rather than wait out another bound.
-      for (const waiter of [...batch, ...queue.waiters.splice(0)]) waiter.reject(error);
+      // No connection to grant on: whoever waits fails now rather than wait out another bound.
+      for (const waiter of queue.waiters.splice(0)) waiter.reject(error);
     } finally {
       queue.granting = false;
       this.queues.delete(key);
     }
   }
 
+  /** PGlite: each grant is one statement that commits by itself, for the requests waiting then. */
+  private async grantInProcess(queue: Queue): Promise<void> {
+    let batch: Waiter[] = [];
+    try {
+      while (queue.waiters.length > 0) {
+        batch = queue.waiters.splice(0);
+        hand(batch, await grantUnits(this.db, queue.accountId, queue.count, queue.limit, batch.length));
+        batch = [];
+      }
+    } catch (error) {
+      // Whoever waits behind a failed grant fails with it rather than wait out another bound.
+      for (const waiter of [...batch, ...queue.waiters.splice(0)]) waiter.reject(error);
+    }
+  }
+
   /**
-   * The grant in a transaction of its own, opened in the grant's round trip and committed in a
-   * second once it is answered. The second costs keyed /latest on one account about a seventh of
-   * its throughput on Postgres (README, Performance); it is what tells a lost commit from one that
-   * never happened.
+   * A Postgres server: each grant is a transaction of its own, answered before its commit is
+   * sent, so that a commit whose answer is lost can be told from one that never happened (its
+   * transaction is known). While requests keep coming, a grant's commit goes in the round trip of
+   * the next grant (`commit; begin; select …`), so that a grant still costs one round trip; its
+   * requests are answered once that trip is. The last grant of a run commits alone, and so does
+   * every GRANTS_PER_CONNECTION-th, giving the connection back.
    */
-  private grantCommittingApart(queue: Queue, wanted: number): Promise<Grant | null> {
+  private grantOnServer(queue: Queue): Promise<void> {
     return this.db.connection().execute(async (connection) => {
-      let grant: Grant | null;
+      /** the grant answered last, its commit not yet answered */
+      let open: { grant: Grant | null; batch: Waiter[] } | null = null;
+      let batch: Waiter[] = [];
       try {
-        grant = await grantUnits(connection, queue.accountId, queue.count, queue.limit, wanted, { openTransaction: true });
+        for (let grants = 0; ; grants++) {
+          if (grants < GRANTS_PER_CONNECTION) batch = queue.waiters.splice(0);
+          if (batch.length > 0) {
+            const sentAs = open ? 'commit; begin; statement' : 'begin; statement';
+            const grant = await grantUnits(connection, queue.accountId, queue.count, queue.limit, batch.length, sentAs);
+            if (open) hand(open.batch, open.grant);
+            open = { grant, batch };
+            batch = [];
+          } else if (open) {
+            await sql`commit`.execute(connection);
+            hand(open.batch, open.grant);
+            open = null;
+          } else {
+            return;
+          }
+        }
       } catch (error) {
-        // A connection that stalled is discarded; any other goes back to the pool, out of the transaction.
-        if (!(error instanceof StoreUnavailableError)) await sql`rollback`.execute(connection);
-        throw error;
+        // The round trip that failed carried the open grant's commit: it may have committed all
+        // the same. Its requests, and whoever waits behind it, are answered 503 with this error.
+        if (open?.grant) this.unanswered.add(queue.accountId, open.grant);
+        for (const waiter of [...(open?.batch ?? []), ...batch, ...queue.waiters.splice(0)]) waiter.reject(error);
+        // A connection that stalled is discarded; any other goes back to the pool out of the
+        // transaction the failed round trip may have left open.
+        if (!(error instanceof StoreUnavailableError)) await sql`rollback`.execute(connection).catch(() => undefined);
       }
-      try {
-        await sql`commit`.execute(connection);
-      } catch (error) {
-        // The grant was answered, so what failed is its commit: it may have committed all the
-        // same. Its requests are answered 503 with this error.
-        if (grant) this.unanswered.add(queue.accountId, grant);
-        throw error;
-      }
-      return grant;
     });
   }
+}
+
+/**
+ * A run of grants holds its connection from one grant to the next. This many at most, so that the
+ * accounts busy at once take turns at the pool with each other and with everything else, rather
+ * than keep a connection each for as long as their requests keep coming (a pool has 10).
+ */
+const GRANTS_PER_CONNECTION = 16;
+
+/** Units to the requests of a batch in order (null: none left for it), or their error when the account is gone. */
+function hand(batch: Waiter[], grant: Grant | null): void {
+  if (!grant) {
+    const error = new InvalidApiKeyError('Invalid API key: its account no longer exists');
+    for (const waiter of batch) waiter.reject(error);
+    return;
+  }
+  batch.forEach((waiter, i) => waiter.resolve(i < grant.granted ? grant.start + i + 1 : null));
 }

@@ -40,10 +40,23 @@ async function ask(baseUrl: string, path: string, key?: string): Promise<Answer>
   }
 }
 
-/** Keyed requests at a steady rate until stopped; every answer, in the order they were sent. */
-function steadyLoad(service: RunningService, key: string, path = '/latest?symbols=USD') {
+/**
+ * Keyed requests at a steady rate until stopped, and `busy` clients besides that each send their
+ * next request as soon as the last is answered (so that requests arrive while a grant is out, and
+ * grants follow one another); every answer, in the order they were sent.
+ */
+function steadyLoad(service: RunningService, key: string, { path = '/latest?symbols=USD', busy = 0 } = {}) {
   const answers: Promise<Answer>[] = [];
-  const timer = setInterval(() => answers.push(ask(service.publicUrl, path, key)), 1000 / REQUESTS_PER_SECOND);
+  let stopped = false;
+  const send = () => {
+    const answer = ask(service.publicUrl, path, key);
+    answers.push(answer);
+    return answer;
+  };
+  const timer = setInterval(() => void send(), 1000 / REQUESTS_PER_SECOND);
+  const clients = Array.from({ length: busy }, async () => {
+    while (!stopped) await send();
+  });
   return {
     /** resolves once a request sent from now on is answered 200 */
     async recovered(withinMs: number): Promise<number> {
@@ -57,6 +70,8 @@ function steadyLoad(service: RunningService, key: string, path = '/latest?symbol
     },
     async stop(): Promise<Answer[]> {
       clearInterval(timer);
+      stopped = true;
+      await Promise.all(clients);
       return Promise.all(answers);
     },
   };
@@ -176,17 +191,22 @@ describe.skipIf(!process.env.DATABASE_URL)(
       },
     );
 
-    it(
-      "a grant's commit carried out and its answer lost (the connection cut as the commit goes out): 503, the units given back, 200s == stored count",
+    // A grant with nobody waiting behind it commits alone; while requests keep coming, its commit
+    // goes out with the next grant, whose units are then never committed.
+    it.each([
+      { sentWith: 'alone', busy: 0 },
+      { sentWith: 'the next grant', busy: 4 },
+    ] as const)(
+      "a grant's commit carried out and its answer lost (the connection cut as the commit goes out, $sentWith): 503, the units given back, 200s == stored count",
       { timeout: 60_000 },
-      async () => {
+      async ({ sentWith, busy }) => {
         const cutter = await startCommitCutter(store.url);
         const through = await startService({ ...env(), DATABASE_URL: cutter.url });
         try {
           const { email, key } = await newAccount(through);
-          const load = steadyLoad(through, key);
+          const load = steadyLoad(through, key, { busy });
           await sleep(1_500);
-          await cutter.cutNextGrantCommit();
+          await cutter.cutNextGrantCommit(sentWith);
           await load.recovered(5_000);
           await sleep(1_000);
           const answers = await load.stop();

@@ -7,8 +7,11 @@ import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 export interface CommitCutter {
   /** the server's URL, through the proxy */
   url: string;
-  /** Cuts the next connection that sends `commit` right after a grant; resolves once it has. */
-  cutNextGrantCommit(): Promise<void>;
+  /**
+   * Cuts the next connection that sends `commit` right after a grant, alone or with the next grant
+   * after it (`commit; begin; select …`); resolves once it has.
+   */
+  cutNextGrantCommit(sentWith: 'alone' | 'the next grant'): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -40,7 +43,7 @@ const queryText = (bytes: Buffer) => bytes.subarray(5, bytes.length - 1).toStrin
 export async function startCommitCutter(serverUrl: string): Promise<CommitCutter> {
   const server = new URL(serverUrl);
   const sockets = new Set<Socket>();
-  let armed: (() => void) | null = null;
+  let armed: { commit: RegExp; cut: () => void } | null = null;
 
   const proxy = createServer((client) => {
     const upstream = connect(Number(server.port), server.hostname);
@@ -54,13 +57,13 @@ export async function startCommitCutter(serverUrl: string): Promise<CommitCutter
     client.on('data', (chunk: Buffer) => {
       for (const { type, bytes } of messages.read(chunk)) {
         const text = type === 'Q' ? queryText(bytes) : '';
-        if (armed && afterGrant && /^commit$/i.test(text.trim())) {
+        if (armed && afterGrant && armed.commit.test(text.trim())) {
           const done = armed;
           armed = null;
           cut = true;
           upstream.end(bytes);
           client.destroy();
-          done();
+          done.cut();
           return;
         }
         afterGrant = type === 'Q' && text.includes('grant_units');
@@ -83,7 +86,7 @@ export async function startCommitCutter(serverUrl: string): Promise<CommitCutter
   url.port = String((proxy.address() as AddressInfo).port);
   return {
     url: url.toString(),
-    cutNextGrantCommit: () => new Promise<void>((resolve) => (armed = resolve)),
+    cutNextGrantCommit: (sentWith) => new Promise<void>((cut) => (armed = { commit: sentWith === 'alone' ? /^commit$/i : /^commit;\s*begin;/i, cut })),
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => proxy.close(resolve));
