@@ -1,7 +1,7 @@
 // The quota counters on the account row (D16, D17, D35 in docs/decisions.md). One statement grants
 // up to `wanted` units atomically, so the count is exact however many requests and processes race
 // for the last units.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from './database.js';
 
 /** The count a request of an account draws on. */
@@ -29,7 +29,7 @@ export interface Grant {
  * connection the caller holds and commits later, after first committing the one open there.
  */
 export async function grantUnits(
-  db: Kysely<Database> | Transaction<Database>,
+  db: Kysely<Database>,
   accountId: string,
   count: QuotaCount,
   limit: number,
