@@ -329,7 +329,7 @@ export function KeysPage({ assets, frame, data, created }: { assets: PageAssets;
           <p class="muted">No keys yet.</p>
         ) : (
           <div class="table-scroll">
-            <table>
+            <table class="stacked">
               <thead>
                 <tr>
                   <th scope="col">Key</th>
@@ -344,14 +344,14 @@ export function KeysPage({ assets, frame, data, created }: { assets: PageAssets;
               <tbody>
                 {data.keys.map((key) => (
                   <tr key={key.id}>
-                    <td>
+                    <td data-label="Key">
                       <code>{`${key.prefix}_…${key.lastFour}`}</code>
                     </td>
-                    <td>
+                    <td data-label="Created">
                       <When at={key.createdAt} />
                     </td>
-                    <td>{key.lastUsedOn ?? 'Never'}</td>
-                    <td>{key.status === 'active' ? 'Active' : 'Revoked'}</td>
+                    <td data-label="Last used">{key.lastUsedOn ?? 'Never'}</td>
+                    <td data-label="Status">{key.status === 'active' ? 'Active' : 'Revoked'}</td>
                     <td>
                       {key.status === 'active' && (
                         <a href={`/dashboard/keys/revoke?id=${encodeURIComponent(key.id)}`} aria-label={`Revoke ${key.prefix}_…${key.lastFour}`}>

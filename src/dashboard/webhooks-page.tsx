@@ -64,7 +64,7 @@ function Deliveries({ subscription }: { subscription: ListedSubscription }) {
         <p class="muted">Nothing delivered yet. Send a test, or wait for the next publication.</p>
       ) : (
         <div class="table-scroll">
-          <table class="deliveries">
+          <table class="stacked">
             <thead>
               <tr>
                 <th scope="col">When</th>

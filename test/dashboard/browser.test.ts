@@ -97,8 +97,12 @@ it.skipIf(!OPENSSL_AVAILABLE)('works at a phone-sized viewport', async () => {
   await page.getByRole('button', { name: 'Generate key' }).click();
   await page.getByLabel('API key').waitFor();
   await shot(page, 'phone-5-key-generated');
-  // nothing wider than the screen but the keys table, which scrolls in its own box
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  // each key is a block of labelled lines on a phone: its status is on screen, not in a column scrolled out of sight
+  for (const shown of [page.locator('td[data-label="Status"]', { hasText: 'Active' }), page.getByRole('link', { name: /^Revoke / })]) {
+    const box = (await shown.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(375);
+  }
   expect((await fetch(`${base}/latest`, { headers: { Authorization: `Bearer ${await page.getByLabel('API key').inputValue()}` } })).status).toBe(200);
   await t.app.usage.flush();
 
