@@ -148,3 +148,38 @@ describe('two processes whose clocks straddle a billing date', () => {
     }
   });
 });
+
+describe('more accounts busy at once than the database pool has connections', () => {
+  // On a Postgres server a run of one account's grants holds a pool connection (10) from one grant
+  // to the next (src/rest/monthly-quota.ts); every account must still be served while all are busy,
+  // and each count must stay exact, one of them reaching its limit meanwhile.
+  const ACCOUNTS = 14;
+  const CLIENTS = 4;
+  const ROUNDS = 25;
+
+  it(`${ACCOUNTS} accounts, ${CLIENTS} back-to-back clients each: every request answered, every count exact`, async () => {
+    const accounts = await Promise.all(
+      Array.from({ length: ACCOUNTS }, (_, i) => account(t, 'professional', { billingDay: BILLING_DAY, used: i === 0 ? 50_000 - 30 : 1_000, period: PERIOD })),
+    );
+    const statuses = await Promise.all(
+      accounts.map(async ({ key }) => {
+        const seen: number[] = [];
+        await Promise.all(
+          Array.from({ length: CLIENTS }, async () => {
+            for (let round = 0; round < ROUNDS; round++) seen.push((await answer(t.request('/latest?symbols=USD', { key }))).status);
+          }),
+        );
+        return seen;
+      }),
+    );
+    for (const [i, seen] of statuses.entries()) {
+      const ok = seen.filter((status) => status === 200).length;
+      expect(
+        seen.filter((status) => status !== 200 && status !== 429),
+        `account ${i}`,
+      ).toEqual([]);
+      expect(ok, `account ${i}`).toBe(i === 0 ? 30 : CLIENTS * ROUNDS);
+      expect((await stored(t, accounts[i]!.email)).used, `account ${i}`).toBe(i === 0 ? 50_000 : 1_000 + CLIENTS * ROUNDS);
+    }
+  }, 60_000);
+});

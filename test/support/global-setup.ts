@@ -10,7 +10,7 @@ import type { TestProject } from 'vitest/node';
 import type { Database } from '../../src/db/database.js';
 import { openDatabase } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { adminQuery, templateName } from './postgres.js';
+import { adminQuery, templateName, testDatabaseCopies } from './postgres.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -34,6 +34,8 @@ export default async function setup(project: TestProject) {
     project.provide('pgliteTemplate', '');
     return async () => {
       await adminQuery(url, `DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`);
+      // A copy whose test ended without dropping it (a timeout, a failed close) goes with the run.
+      for (const name of await testDatabaseCopies(url, template)) await adminQuery(url, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     };
   }
   const dir = mkdtempSync(join(tmpdir(), 'aud-rates-test-'));

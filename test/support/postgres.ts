@@ -26,6 +26,21 @@ export async function adminQuery(url: string, sql: string): Promise<void> {
   }
 }
 
+/** The copies of `template` the run's test files made (test/support/db.ts names them `<base>_t<hex>`). */
+export async function testDatabaseCopies(url: string, template: string): Promise<string[]> {
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const base = template.replace(/_template$/, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const { rows } = await client.query<{ datname: string }>('select datname from pg_database where datname ~ $1', [`^${base}_t[0-9a-f]{12}$`]);
+    return rows.map((row) => row.datname);
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * A Postgres server of the test's own (initdb and pg_ctl on a free port and a temporary data
  * directory), for tests that stop or freeze their store: the shared server is never touched.
