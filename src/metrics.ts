@@ -30,13 +30,18 @@ export interface AnsweredRequest {
 export type WebhookAttemptOutcome = 'delivered' | 'failed';
 export type RbaPollOutcome = 'stored' | 'not_published' | 'failed';
 
+interface RequestSeries {
+  labels: Record<'route' | 'method' | 'status', string>;
+  duration: Histogram.Internal<'route' | 'method' | 'status'>;
+  /** answered since the last scrape */
+  answered: number;
+}
+
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export class ServiceMetrics {
   readonly registry = new Registry();
   private readonly requestDuration: Histogram<'route' | 'method' | 'status'>;
-  private readonly requests: Counter<'route' | 'method' | 'status'>;
-  private readonly cacheHits: Counter<'route'>;
   private readonly quotaRefusals: Counter;
   private readonly keylessRefusals: Counter;
   private readonly webhookAttempts: Counter<'outcome'>;
@@ -54,17 +59,28 @@ export class ServiceMetrics {
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.requests = new Counter({
+    const { requestSeries, cacheHitsByRoute } = this;
+    new Counter({
       name: 'http_requests_total',
       help: 'Requests answered on the public port',
       labelNames: ['route', 'method', 'status'],
       registers,
+      collect() {
+        for (const series of requestSeries.values()) {
+          if (series.answered > 0) this.inc(series.labels, series.answered);
+          series.answered = 0;
+        }
+      },
     });
-    this.cacheHits = new Counter({
+    new Counter({
       name: 'audrates_response_cache_hits_total',
       help: 'Requests answered from the one-second shared response cache',
       labelNames: ['route'],
       registers,
+      collect() {
+        for (const [route, hits] of cacheHitsByRoute) this.inc({ route }, hits);
+        cacheHitsByRoute.clear();
+      },
     });
     this.quotaRefusals = new Counter({
       name: 'audrates_quota_refusals_total',
@@ -105,23 +121,27 @@ export class ServiceMetrics {
   }
 
   /**
-   * The request series of each route, method and status seen, so a request names its series once
-   * rather than have prom-client hash its labels twice. Bounded: route templates, the methods
-   * Node's parser accepts, and status codes.
+   * The request series of each route, method and status seen, so a request names its series once.
+   * Bounded: route templates, the methods Node's parser accepts, and status codes. The latency goes
+   * to prom-client as it is measured; the counts are plain numbers here, handed to prom-client
+   * when /metrics is scraped (its `collect`), since prom-client checks and hashes the labels of
+   * every increment, and these two are taken on every request.
    */
-  private readonly requestSeries = new Map<string, { duration: Histogram.Internal<'route' | 'method' | 'status'>; count: Counter.Internal }>();
+  private readonly requestSeries = new Map<string, RequestSeries>();
+  /** requests answered from the shared answers, by route template, not yet handed to prom-client */
+  private readonly cacheHitsByRoute = new Map<string, number>();
 
   request(answered: AnsweredRequest): void {
     const key = `${answered.route} ${answered.method} ${answered.status}`;
     let series = this.requestSeries.get(key);
     if (!series) {
       const labels = { route: answered.route, method: answered.method, status: String(answered.status) };
-      series = { duration: this.requestDuration.labels(labels), count: this.requests.labels(labels) };
+      series = { labels, duration: this.requestDuration.labels(labels), answered: 0 };
       this.requestSeries.set(key, series);
     }
     series.duration.observe(answered.seconds);
-    series.count.inc();
-    if (answered.cached) this.cacheHits.inc({ route: answered.route });
+    series.answered++;
+    if (answered.cached) this.cacheHitsByRoute.set(answered.route, (this.cacheHitsByRoute.get(answered.route) ?? 0) + 1);
     if (answered.refusal === 'quota') this.quotaRefusals.inc();
     else if (answered.refusal === 'keyless') this.keylessRefusals.inc();
   }
