@@ -16,7 +16,7 @@ import { csrfTokenOf, isCsrfTokenOf, sessionCookieName, sessionTokenOf } from '.
 import { graphql, type ResultOf, type VariablesOf } from '../graphql.js';
 import { readLimited } from '../rest/body.js';
 import { identifyPeer, type Peer, type TrustedProxies } from '../rest/client-address.js';
-import { ANONYMOUS, createContext, type SessionViewer } from '../schema/context.js';
+import { ANONYMOUS, createContext, releaseContext, type SessionViewer } from '../schema/context.js';
 import type { Services } from '../services.js';
 import { authenticateSession, isTokenShaped, SIGN_IN_LINK_MINUTES, SIGN_IN_PATH } from '../schema/session.js';
 import {
@@ -267,12 +267,13 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
   }
 
   async function run<O extends Operation>(operation: O, variables: VariablesOf<(typeof DOCUMENTS)[O]>, session: SessionViewer | null): Promise<DataOf<O>> {
-    const result = await execute({
-      schema,
-      document: DOCUMENTS[operation],
-      contextValue: createContext(services, session ?? ANONYMOUS),
-      variableValues: variables,
-    });
+    const contextValue = createContext(services, session ?? ANONYMOUS);
+    let result: Awaited<ReturnType<typeof execute>>;
+    try {
+      result = await execute({ schema, document: DOCUMENTS[operation], contextValue, variableValues: variables });
+    } finally {
+      releaseContext(contextValue);
+    }
     const error = result.errors?.[0];
     // Without a path the error is the request's own: a variable refused while coerced, which a
     // form can cause only with text the store cannot hold (a NUL, for one).

@@ -3,7 +3,7 @@
 // result to the JSON of docs/api.md.
 import { validate, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { ANONYMOUS, createContext } from '../../schema/context.js';
+import { ANONYMOUS, createContext, releaseContext } from '../../schema/context.js';
 import type { Services } from '../../services.js';
 import type { Step } from '../exchange.js';
 import { stringify } from '../../json.js';
@@ -42,7 +42,12 @@ export function runOperation(schema: GraphQLSchema, table: readonly Route[], ser
     const request: RouteRequest = { params: exchange.params, search: decodeQuery(exchange.request.url.search), body: exchange.body, viewer, documentationUrl };
     const variables = route.variables(request);
     const context = (exchange.context = createContext(services, viewer ?? session ?? ANONYMOUS));
-    const result = await compiledFor(route).query(undefined, context, variables);
+    let result: Awaited<ReturnType<CompiledQuery['query']>>;
+    try {
+      result = await compiledFor(route).query(undefined, context, variables);
+    } finally {
+      releaseContext(context);
+    }
     if (result.errors?.length) throw result.errors[0]!;
     const headers: Record<string, string> = { 'Cache-Control': route.cacheControl };
     if (route.csv) {

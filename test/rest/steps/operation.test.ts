@@ -1,10 +1,12 @@
 // The endpoint itself: variables from the request, the operation in the real schema, the JSON of
 // docs/api.md from its result.
+import { RequestCache } from '@pothos/plugin-scope-auth';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BadRequestError } from '../../../src/errors.js';
 import { CsvBody } from '../../../src/rest/csv.js';
 import { routes } from '../../../src/rest/routes.js';
 import { runOperation } from '../../../src/rest/steps/operation.js';
+import { builder } from '../../../src/schema/builder.js';
 import { schema } from '../../../src/schema/index.js';
 import { VERSION } from '../../../src/version.js';
 import type { Step } from '../../../src/rest/exchange.js';
@@ -72,4 +74,16 @@ it('a route without a CSV representation answers JSON to Accept: text/csv', asyn
   await step(exchange, recordingNext());
   expect(exchange.answer!.headers).toEqual({ 'Cache-Control': 'no-cache' });
   expect(typeof exchange.answer!.body).toBe('string');
+});
+
+it("drops the request's scope cache when its operation ends, so nothing of it stays in the schema's process-wide caches", async () => {
+  // Pothos scope-auth keeps a request's scope cache in a WeakMap keyed by the context: kept
+  // there, every busy request's context went to the old generation as garbage (src/schema/context.ts).
+  const exchange = routedExchange('RateDayCurrency', '/2023-01-03/USD');
+  exchange.params = { date: '2023-01-03', currency: 'USD' };
+  exchange.viewer = { kind: 'apiKey', accountId: 'a', keyId: 'k', plan: 'business', billingDay: 1 };
+  await step(exchange, recordingNext());
+  // The operation evaluated the viewer's scopes (the dated-rates rule); what the context finds in
+  // the cache now is a new, empty one.
+  expect(RequestCache.fromContext(exchange.context!, builder).scopes).toBeUndefined();
 });
