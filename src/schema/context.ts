@@ -60,11 +60,11 @@ export function createContext(services: Services, viewer: Viewer): Context {
 
 /**
  * Drops what the schema's plugins keep for `context` once its operation has ended. Pothos'
- * scope-auth keeps each request's scope cache in a process-wide WeakMap keyed by the context; an
- * entry there outlives the young generation's collections (only a full collection clears a
- * WeakMap), so on a busy listener every request's context was copied into the old generation and
- * left there as garbage: about 3.3 MB per young collection across the varied requests, measured
- * with --trace-gc-nvp. Deleted when the operation ends, the request's objects die young.
+ * scope-auth keeps each request's scope cache in a process-wide WeakMap keyed by the context; the
+ * entries outlived the young generation's collections (the cache refers back to its context; only
+ * full collections cleared them), so on a busy listener every request's context was copied into
+ * the old generation and left there as garbage: half of what was promoted across the varied
+ * requests (README, Performance). Deleted when the operation ends, the request's objects die young.
  */
 export function releaseContext(context: Context): void {
   RequestCache.clearForContext(context);
