@@ -63,7 +63,7 @@ export function createContext(services: Services, viewer: Viewer): Context {
  * scope-auth keeps each request's scope cache in a process-wide WeakMap keyed by the context; the
  * entries outlived the young generation's collections (the cache refers back to its context; only
  * full collections cleared them), so on a busy listener every request's context was copied into
- * the old generation and left there as garbage: half of what was promoted across the varied
+ * the old generation and left there as garbage: most of what was promoted across the varied
  * requests (README, Performance). Deleted when the operation ends, the request's objects die young.
  */
 export function releaseContext(context: Context): void {
