@@ -24,11 +24,16 @@ export function operatorClient(app: App, operatorToken: string) {
   };
 }
 
+/** The accounts of the target with a key per connection: one for each of the default 50 connections. */
+const ACCOUNTS_WITH_A_KEY = 50;
+
 export interface Seeded {
   days: number;
   firstDate: string;
   lastDate: string;
   key: string;
+  /** keys of as many other accounts, one each, for the target that gives every connection its own */
+  accountKeys: string[];
 }
 
 export async function seed(app: App, operatorToken: string): Promise<Seeded> {
@@ -40,5 +45,13 @@ export async function seed(app: App, operatorToken: string): Promise<Seeded> {
   const email = 'bench@example.test';
   await operator('mutation($e: EmailAddress!, $p: Plan!) { createAccount(email: $e, plan: $p) { id } }', { e: email, p: 'enterprise' });
   const { createApiKey } = await operator<{ createApiKey: { key: string } }>('mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }', { e: email });
-  return { days: stored.days, firstDate: stored.firstDate, lastDate: stored.lastDate, key: createApiKey.key };
+  const accountKeys: string[] = [];
+  for (let n = 1; n <= ACCOUNTS_WITH_A_KEY; n++) {
+    const other = `bench-${n}@example.test`;
+    await operator('mutation($e: EmailAddress!, $p: Plan!) { createAccount(email: $e, plan: $p) { id } }', { e: other, p: 'enterprise' });
+    accountKeys.push(
+      (await operator<{ createApiKey: { key: string } }>('mutation($e: EmailAddress!) { createApiKey(email: $e) { key } }', { e: other })).createApiKey.key,
+    );
+  }
+  return { days: stored.days, firstDate: stored.firstDate, lastDate: stored.lastDate, key: createApiKey.key, accountKeys };
 }

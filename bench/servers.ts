@@ -19,6 +19,8 @@ export interface ServersInfo {
   serviceUrl: string;
   bareUrl: string;
   key: string;
+  /** one key for each of as many accounts (bench/seed.ts) */
+  accountKeys: string[];
   storage: string;
   /** where the rates came from (a generated F11.1 CSV, or the file given) */
   source: string;
@@ -103,6 +105,7 @@ export async function startServers(sharedAnswers = process.env.BENCH_SHARED_ANSW
         storage: storage.label,
         source: HISTORY.source,
         key: seeded.key,
+        accountKeys: seeded.accountKeys,
         days: seeded.days,
         values: history.values,
         historyLoadMs,

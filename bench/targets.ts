@@ -24,6 +24,8 @@ export interface Target {
   /** a varied target: the paths it sends in turn (the server is `url`'s) */
   paths?: readonly string[];
   headers: Record<string, string>;
+  /** connection k sends these headers instead (the k-th, in turn): a target whose connections are different customers */
+  connectionHeaders?: readonly Record<string, string>[];
   /** true for the baseline the others are compared with */
   baseline?: boolean;
   /** throws when a sample answer is not what a correct service sends */
@@ -90,6 +92,11 @@ const isSuccess = (body: SampleBody) => expect(body.success === true, `not a suc
 export function targetsFor(info: ServersInfo): Target[] {
   const keyed = { Authorization: `Bearer ${info.key}` };
   const yearBefore = addDays(info.lastDate, -364);
+  const isLatest = (body: SampleBody) => {
+    expect(body.date === info.lastDate, `latest date is ${String(body.date)}, expected ${info.lastDate}`);
+    const codes = Object.keys(HISTORY_DAYS.at(-1)!.rates).length;
+    expect(Object.keys(body.rates ?? {}).length === codes, `latest has ${Object.keys(body.rates ?? {}).length} rates, expected ${codes}`);
+  };
   const varied = (name: string, paths: string[]): Target => ({ name, url: `${info.serviceUrl}${paths[0]}`, paths, headers: keyed, check: isSuccess });
   return [
     {
@@ -109,11 +116,15 @@ export function targetsFor(info: ServersInfo): Target[] {
       name: '/latest (keyed)',
       url: `${info.serviceUrl}/latest`,
       headers: keyed,
-      check: (body) => {
-        expect(body.date === info.lastDate, `latest date is ${String(body.date)}, expected ${info.lastDate}`);
-        const codes = Object.keys(HISTORY_DAYS.at(-1)!.rates).length;
-        expect(Object.keys(body.rates ?? {}).length === codes, `latest has ${Object.keys(body.rates ?? {}).length} rates, expected ${codes}`);
-      },
+      check: isLatest,
+    },
+    {
+      // Many customers at once, as on a busy day: no two connections' requests share a grant.
+      name: '/latest (a key per connection)',
+      url: `${info.serviceUrl}/latest`,
+      headers: keyed,
+      connectionHeaders: info.accountKeys.map((key) => ({ Authorization: `Bearer ${key}` })),
+      check: isLatest,
     },
     {
       name: '/timeseries 365d (keyed)',

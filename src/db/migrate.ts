@@ -14,6 +14,7 @@ import * as m0010 from './migrations/0010_webhook_rollups.js';
 import * as m0011 from './migrations/0011_grant_units.js';
 import * as m0012 from './migrations/0012_grant_units_no_key_lock.js';
 import * as m0013 from './migrations/0013_unanswered_grant_refunds.js';
+import * as m0014 from './migrations/0014_refunds_per_account.js';
 
 // Listed explicitly rather than read from disk, so they run the same under tsx, a bundle or tests.
 const migrations: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '0011_grant_units': m0011,
   '0012_grant_units_no_key_lock': m0012,
   '0013_unanswered_grant_refunds': m0013,
+  '0014_refunds_per_account': m0014,
 };
 
 export function migrator(db: Kysely<Database>): Migrator {

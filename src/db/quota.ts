@@ -1,6 +1,6 @@
 // The quota counters on the account row (D16, D17, D35 in docs/decisions.md). One statement grants
-// up to `wanted` units atomically, so the count is exact however many requests and processes race
-// for the last units.
+// units to the waiting requests of any number of accounts atomically, so each count is exact
+// however many requests and processes race for the last units.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './database.js';
 
@@ -21,34 +21,60 @@ export interface Grant {
   transaction: string;
 }
 
+/** What one account's waiting requests ask of a grant: `wanted` units of its count, up to `limit`. */
+export interface GrantAsk {
+  accountId: string;
+  count: QuotaCount;
+  limit: number;
+  wanted: number;
+}
+
 /**
- * Grants up to `wanted` units (fewer when fewer are left) of the account's count, in one
- * statement, so the count is exact however many requests and processes race. Null when the
- * account is gone. `sentAs` is what goes with the statement in its round trip: nothing (it commits
- * by itself, or with the transaction it runs in), or the start of a transaction of its own on a
- * connection the caller holds and commits later, after first committing the one open there.
+ * Grants each ask up to `wanted` units (fewer when fewer are left) of its account's count, every
+ * ask in one statement, so the count is exact however many requests and processes race, and the
+ * requests of many accounts share one statement and one commit. One grant per ask, in the asks'
+ * order; null for an account that is gone. The asks name distinct accounts. `sentAs` is what goes
+ * with the statement in its round trip: nothing (it commits by itself, or with the transaction it
+ * runs in), or the start of a transaction of its own on a connection the caller holds and commits
+ * later, after first committing the one open there.
  */
 export async function grantUnits(
   db: Kysely<Database>,
-  accountId: string,
-  count: QuotaCount,
-  limit: number,
-  wanted: number,
+  asks: readonly GrantAsk[],
   sentAs: 'statement' | 'begin; statement' | 'commit; begin; statement' = 'statement',
-): Promise<Grant | null> {
+): Promise<(Grant | null)[]> {
   // grant_units (migrations 0011–0013) locks the account's row, so a racing grant waits, then
-  // reads the count it updated. The period only moves forward: a request stamped with an older
-  // period (a process whose clock lags) counts in the stored one, so no count is ever reset early.
+  // reads the count it updated. The rows are locked in the order of their ids, whoever grants, so
+  // two statements that lock some of the same accounts cannot wait for each other. The period only
+  // moves forward: a request stamped with an older period (a process whose clock lags) counts in
+  // the stored one, so no count is ever reset early.
   // The values are written into the statement (quoted and escaped by Kysely; all are the service's
-  // own: an account id from the database, a date, integers) because a statement without
-  // parameters costs PGlite half the work (src/db/connect.ts), and this is the statement of every
-  // keyed request. Without parameters it also goes as one simple query, which may hold two statements.
-  const grant = sql<{ start: number; granted: number; counted_in: string | null; transaction: string }>`
-    ${sql.raw(sentAs.replace('statement', ''))} select start, granted, counted_in, pg_current_xact_id()::text as transaction
-    from grant_units(${sql.lit(accountId)}::uuid, ${sql.lit(count.period)}::date, ${sql.lit(limit)}::int, ${sql.lit(wanted)}::int)`;
+  // own: account ids from the database, dates, integers) because a statement without parameters
+  // costs PGlite half the work (src/db/connect.ts), and this is the statement of every keyed
+  // request. Without parameters it also goes as one simple query, which may hold two statements.
+  const ordered = asks.map((ask, index) => ({ ask, index })).sort((a, b) => (a.ask.accountId < b.ask.accountId ? -1 : 1));
+  const lit = (value: (ask: GrantAsk) => string | number | null) => sql.join(ordered.map(({ ask }) => sql.lit(value(ask))));
+  // One account, the common case, is one call; the form for several costs one account's grant a
+  // fifth more (measured on keyed `/latest` with one key, README).
+  const grantsOf =
+    ordered.length === 1
+      ? sql`grant_units(${lit((ask) => ask.accountId)}::uuid, ${lit((ask) => ask.count.period)}::date, ${lit((ask) => ask.limit)}::int, ${lit((ask) => ask.wanted)}::int) g`
+      : sql`unnest(array[${lit((ask) => ask.accountId)}]::uuid[], array[${lit((ask) => ask.count.period)}]::date[],
+                   array[${lit((ask) => ask.limit)}]::int[], array[${lit((ask) => ask.wanted)}]::int[])
+              with ordinality as ask(account_id, period, quota_limit, wanted, position)
+            left join lateral grant_units(ask.account_id, ask.period, ask.quota_limit, ask.wanted) g on true
+            order by ask.position`;
+  const grant = sql<{ start: number | null; granted: number | null; counted_in: string | null; transaction: string }>`
+    ${sql.raw(sentAs.replace('statement', ''))} select g.start, g.granted, g.counted_in, pg_current_xact_id()::text as transaction from ${grantsOf}`;
   const { rows } = await grant.execute(db);
-  const row = rows[0];
-  return row ? { start: Number(row.start), granted: Number(row.granted), countedIn: row.counted_in, transaction: row.transaction } : null;
+  const grants: (Grant | null)[] = new Array<Grant | null>(asks.length).fill(null);
+  ordered.forEach(({ index }, position) => {
+    const row = rows[position];
+    if (row && row.start !== null && row.granted !== null) {
+      grants[index] = { start: Number(row.start), granted: Number(row.granted), countedIn: row.counted_in, transaction: row.transaction };
+    }
+  });
+  return grants;
 }
 
 /** What the database says of a grant whose commit went unanswered. */
@@ -61,9 +87,9 @@ export type UnansweredGrantOutcome =
   | 'in progress';
 
 /**
- * Gives back the units of `grant` if its transaction committed, at most once however often it is
- * asked (the refund is recorded under the grant's transaction in the same statement), so a refund
- * whose own answer is lost can simply be asked again. A count that has moved to a newer period
+ * Gives back the account's units of `grant` if its transaction committed, at most once however
+ * often it is asked (the refund is recorded under the grant's transaction and the account in the
+ * same statement), so a refund whose own answer is lost can simply be asked again. A count that has moved to a newer period
  * since is left alone: the units were taken from a period that is over.
  */
 export async function refundIfCommitted(db: Kysely<Database>, accountId: string, grant: Grant): Promise<UnansweredGrantOutcome> {
@@ -74,7 +100,7 @@ export async function refundIfCommitted(db: Kysely<Database>, accountId: string,
       select ${grant.transaction}::bigint, a.id, ${grant.countedIn}::date, ${grant.granted}::int
       from grant_status, accounts a
       where grant_status.status = 'committed' and a.id = ${accountId}::uuid
-      on conflict (grant_transaction) do nothing
+      on conflict (grant_transaction, account_id) do nothing
       returning account_id, period, units
     ),
     refunded as (

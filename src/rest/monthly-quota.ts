@@ -1,16 +1,16 @@
 // The monthly quota of keyed requests (D16, D17, D35 in docs/decisions.md). The counts live on the
 // account row, and nothing is taken from them ahead of use: a unit is granted to a request that is
 // ready to be answered, so a process that dies or loses its store holds no units that could be
-// lost. To keep the database out of most requests' way, the requests of one account that arrive
-// while a grant is in flight wait for the next statement and share it: that statement asks for
-// exactly as many units as requests are waiting and hands them out in order, so a burst of 50 costs
-// one statement and near the end of the quota the same statement simply grants fewer units than
-// asked.
+// lost. To keep the database out of most requests' way, the requests that arrive while a grant is
+// in flight wait for the next statement and share it, whatever their accounts: that statement asks
+// each account for exactly as many units as its requests waiting and hands them out in order, so a
+// burst of 50 requests, of one account or of fifty, costs one statement and one commit, and near
+// the end of a quota the same statement simply grants that account fewer units than asked.
 import { sql, type Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
-import { grantUnits, type Grant, type QuotaCount } from '../db/quota.js';
+import { grantUnits, type Grant, type GrantAsk, type QuotaCount } from '../db/quota.js';
 import { billingPeriod, type BillingPeriod } from '../domain/billing.js';
 import { secondsUntil } from '../domain/calendar.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
@@ -19,18 +19,18 @@ import { RateLimitedError } from '../http/http-errors.js';
 import type { ApiKeyViewer } from '../schema/context.js';
 import { UnansweredGrants } from './unanswered-grants.js';
 
+/** A request waiting for a unit of its account's count. */
 interface Waiter {
+  accountId: string;
+  count: QuotaCount;
+  limit: number;
   resolve(countAfter: number | null): void;
   reject(error: unknown): void;
 }
 
-/** The requests of one account waiting for units of one count, and whether a grant is in flight. */
-interface Queue {
-  accountId: string;
-  count: QuotaCount;
-  limit: number;
+/** One grant's ask for one account, and the requests it is for, in order. */
+interface Ask extends GrantAsk {
   waiters: Waiter[];
-  granting: boolean;
 }
 
 export interface MonthlyQuotaOptions {
@@ -47,7 +47,10 @@ export interface MonthlyQuotaOptions {
 }
 
 export class MonthlyQuota {
-  private readonly queues = new Map<string, Queue>();
+  /** the requests waiting for the next grant, in the order they came */
+  private waiting: Waiter[] = [];
+  /** whether a run of grants is under way: it takes whoever waits when it is done with a grant */
+  private granting = false;
   /** grants whose commit went unanswered, until the database says whether they committed */
   readonly unanswered: UnansweredGrants;
 
@@ -99,51 +102,61 @@ export class MonthlyQuota {
 
   /** The count with this request's unit, or null when none is left. */
   private unit(accountId: string, count: QuotaCount, limit: number): Promise<number | null> {
-    // A new period or plan gets a queue of its own: one statement asks for one count and limit.
-    const key = `${accountId} ${count.period ?? 'free'} ${limit}`;
-    let queue = this.queues.get(key);
-    if (!queue) {
-      queue = { accountId, count, limit, waiters: [], granting: false };
-      this.queues.set(key, queue);
-    }
-    const waiting = new Promise<number | null>((resolve, reject) => queue.waiters.push({ resolve, reject }));
-    if (!queue.granting) {
-      queue.granting = true;
+    const waiting = new Promise<number | null>((resolve, reject) => this.waiting.push({ accountId, count, limit, resolve, reject }));
+    if (!this.granting) {
+      this.granting = true;
       // The statement goes out once the requests read in this turn of the event loop and the next
       // have joined the queue. PGlite runs a statement to its end before the next request is read,
       // so without a turn every request would have a statement of its own; the second turn takes in
       // the requests that arrived while this turn's were being handled (with 50 busy connections,
       // batches of about 45 instead of 35, and a quarter fewer statements, measured).
-      setImmediate(() => setImmediate(() => void this.grant(key, queue)));
+      setImmediate(() => setImmediate(() => void this.grant()));
     }
     return waiting;
   }
 
-  private async grant(key: string, queue: Queue): Promise<void> {
+  /**
+   * The waiting requests as the asks of one grant, an ask per account. An account's requests for
+   * another count or limit than its first (its plan or period changed meanwhile) wait for the next
+   * grant: a statement asks each account once.
+   */
+  private nextAsks(): Ask[] {
+    const asks = new Map<string, Ask>();
+    const later: Waiter[] = [];
+    for (const waiter of this.waiting) {
+      const ask = asks.get(waiter.accountId);
+      if (!ask) asks.set(waiter.accountId, { accountId: waiter.accountId, count: waiter.count, limit: waiter.limit, wanted: 1, waiters: [waiter] });
+      else if (ask.limit === waiter.limit && ask.count.period === waiter.count.period) ask.wanted = ask.waiters.push(waiter);
+      else later.push(waiter);
+    }
+    this.waiting = later;
+    return [...asks.values()];
+  }
+
+  private async grant(): Promise<void> {
     try {
-      if (!this.options.commitApart) await this.grantInProcess(queue);
-      else while (queue.waiters.length > 0) await this.grantOnServer(queue);
+      if (!this.options.commitApart) await this.grantInProcess();
+      else while (this.waiting.length > 0) await this.grantOnServer();
     } catch (error) {
       // No connection to grant on: whoever waits fails now rather than wait out another bound.
-      for (const waiter of queue.waiters.splice(0)) waiter.reject(error);
+      for (const waiter of this.waiting.splice(0)) waiter.reject(error);
     } finally {
-      queue.granting = false;
-      this.queues.delete(key);
+      this.granting = false;
     }
   }
 
   /** PGlite: each grant is one statement that commits by itself, for the requests waiting then. */
-  private async grantInProcess(queue: Queue): Promise<void> {
-    let batch: Waiter[] = [];
+  private async grantInProcess(): Promise<void> {
+    let asks: Ask[] = [];
     try {
-      while (queue.waiters.length > 0) {
-        batch = queue.waiters.splice(0);
-        hand(batch, await grantUnits(this.db, queue.accountId, queue.count, queue.limit, batch.length));
-        batch = [];
+      while (this.waiting.length > 0) {
+        asks = this.nextAsks();
+        handAll(asks, await grantUnits(this.db, asks));
+        asks = [];
       }
     } catch (error) {
       // Whoever waits behind a failed grant fails with it rather than wait out another bound.
-      for (const waiter of [...batch, ...queue.waiters.splice(0)]) waiter.reject(error);
+      for (const waiter of [...waitersOf(asks), ...this.waiting.splice(0)]) waiter.reject(error);
     }
   }
 
@@ -155,23 +168,23 @@ export class MonthlyQuota {
    * requests are answered once that trip is. The last grant of a run commits alone, and so does
    * every GRANTS_PER_CONNECTION-th, giving the connection back.
    */
-  private grantOnServer(queue: Queue): Promise<void> {
+  private grantOnServer(): Promise<void> {
     return this.db.connection().execute(async (connection) => {
       /** the grant answered last, its commit not yet answered */
-      let open: { grant: Grant | null; batch: Waiter[] } | null = null;
-      let batch: Waiter[] = [];
+      let open: { grants: (Grant | null)[]; asks: Ask[] } | null = null;
+      let asks: Ask[] = [];
       try {
         for (let grants = 0; ; grants++) {
-          if (grants < GRANTS_PER_CONNECTION) batch = queue.waiters.splice(0);
-          if (batch.length > 0) {
+          if (grants < GRANTS_PER_CONNECTION) asks = this.nextAsks();
+          if (asks.length > 0) {
             const sentAs = open ? 'commit; begin; statement' : 'begin; statement';
-            const grant = await grantUnits(connection, queue.accountId, queue.count, queue.limit, batch.length, sentAs);
-            if (open) hand(open.batch, open.grant);
-            open = { grant, batch };
-            batch = [];
+            const granted = await grantUnits(connection, asks, sentAs);
+            if (open) handAll(open.asks, open.grants);
+            open = { grants: granted, asks };
+            asks = [];
           } else if (open) {
             await sql`commit`.execute(connection);
-            hand(open.batch, open.grant);
+            handAll(open.asks, open.grants);
             open = null;
           } else {
             return;
@@ -180,8 +193,12 @@ export class MonthlyQuota {
       } catch (error) {
         // The round trip that failed carried the open grant's commit: it may have committed all
         // the same. Its requests, and whoever waits behind it, are answered 503 with this error.
-        if (open?.grant) this.unanswered.add(queue.accountId, open.grant);
-        for (const waiter of [...(open?.batch ?? []), ...batch, ...queue.waiters.splice(0)]) waiter.reject(error);
+        const unanswered = open;
+        unanswered?.asks.forEach((ask, i) => {
+          const grant = unanswered.grants[i];
+          if (grant) this.unanswered.add(ask.accountId, grant);
+        });
+        for (const waiter of [...waitersOf(open?.asks ?? []), ...waitersOf(asks), ...this.waiting.splice(0)]) waiter.reject(error);
         // A connection that stalled is discarded; any other goes back to the pool out of the
         // transaction the failed round trip may have left open.
         if (!(error instanceof StoreUnavailableError)) await sql`rollback`.execute(connection).catch(() => undefined);
@@ -192,10 +209,17 @@ export class MonthlyQuota {
 
 /**
  * A run of grants holds its connection from one grant to the next. This many at most, so that the
- * accounts busy at once take turns at the pool with each other and with everything else, rather
- * than keep a connection each for as long as their requests keep coming (a pool has 10).
+ * run gives its connection back to the pool now and then rather than keep it for as long as
+ * requests keep coming.
  */
 const GRANTS_PER_CONNECTION = 16;
+
+const waitersOf = (asks: readonly Ask[]): Waiter[] => asks.flatMap((ask) => ask.waiters);
+
+/** Each ask's grant to its requests. */
+function handAll(asks: readonly Ask[], grants: readonly (Grant | null)[]): void {
+  asks.forEach((ask, i) => hand(ask.waiters, grants[i] ?? null));
+}
 
 /** Units to the requests of a batch in order (null: none left for it), or their error when the account is gone. */
 function hand(batch: Waiter[], grant: Grant | null): void {

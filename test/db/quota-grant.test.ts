@@ -5,6 +5,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import { grantUnits, refundIfCommitted, type Grant } from '../../src/db/quota.js';
+import { grantOne } from '../support/quota.js';
 import { openTestDatabase } from '../support/db.js';
 
 let database: Awaited<ReturnType<typeof openTestDatabase>>;
@@ -32,35 +33,87 @@ describe('grantUnits', () => {
   it('grants as many units as asked, fewer near the limit, none past it', async () => {
     const id = await account({ quota_used: 4_990, quota_period: '2026-04-20' });
     const period = { period: '2026-04-20' };
-    expect(await grantUnits(db, id, period, 5_000, 4)).toMatchObject({ start: 4_990, granted: 4, countedIn: '2026-04-20' });
-    expect(await grantUnits(db, id, period, 5_000, 50)).toMatchObject({ start: 4_994, granted: 6 });
-    expect(await grantUnits(db, id, period, 5_000, 3)).toMatchObject({ start: 5_000, granted: 0 });
+    expect(await grantOne(db, id, period, 5_000, 4)).toMatchObject({ start: 4_990, granted: 4, countedIn: '2026-04-20' });
+    expect(await grantOne(db, id, period, 5_000, 50)).toMatchObject({ start: 4_994, granted: 6 });
+    expect(await grantOne(db, id, period, 5_000, 3)).toMatchObject({ start: 5_000, granted: 0 });
     expect(await countsOf(id)).toMatchObject({ quota_used: 5_000, free_used: 0 });
   });
 
   it('starts a new period at 0, and Free counts in its own column', async () => {
     const id = await account({ quota_used: 5_000, quota_period: '2026-04-20', free_used: 299 });
-    expect(await grantUnits(db, id, { period: '2026-05-20' }, 5_000, 2)).toMatchObject({ start: 0, granted: 2, countedIn: '2026-05-20' });
-    expect(await grantUnits(db, id, { period: null }, 300, 5)).toMatchObject({ start: 299, granted: 1, countedIn: null });
+    expect(await grantOne(db, id, { period: '2026-05-20' }, 5_000, 2)).toMatchObject({ start: 0, granted: 2, countedIn: '2026-05-20' });
+    expect(await grantOne(db, id, { period: null }, 300, 5)).toMatchObject({ start: 299, granted: 1, countedIn: null });
     expect(await countsOf(id)).toEqual({ quota_used: 2, free_used: 300, quota_period: '2026-05-20' });
   });
 
   it('counts a request stamped with an older period in the stored one, and says so', async () => {
     const id = await account({ quota_used: 8, quota_period: '2026-05-20' });
-    expect(await grantUnits(db, id, { period: '2026-04-20' }, 5_000, 1)).toMatchObject({ start: 8, granted: 1, countedIn: '2026-05-20' });
+    expect(await grantOne(db, id, { period: '2026-04-20' }, 5_000, 1)).toMatchObject({ start: 8, granted: 1, countedIn: '2026-05-20' });
     expect(await countsOf(id)).toMatchObject({ quota_used: 9, quota_period: '2026-05-20' });
   });
 
   it('names its transaction, a different one for each grant', async () => {
     const id = await account({ quota_used: 0, quota_period: '2026-04-20' });
-    const first = await grantUnits(db, id, { period: '2026-04-20' }, 5_000, 1);
-    const second = await grantUnits(db, id, { period: '2026-04-20' }, 5_000, 1);
+    const first = await grantOne(db, id, { period: '2026-04-20' }, 5_000, 1);
+    const second = await grantOne(db, id, { period: '2026-04-20' }, 5_000, 1);
     expect(first!.transaction).toMatch(/^\d+$/);
     expect(BigInt(second!.transaction)).toBeGreaterThan(BigInt(first!.transaction));
   });
 
   it('is null for an account that is gone, and takes nothing', async () => {
-    expect(await grantUnits(db, '00000000-0000-4000-8000-000000000000', { period: '2026-04-20' }, 5_000, 1)).toBeNull();
+    expect(await grantOne(db, '00000000-0000-4000-8000-000000000000', { period: '2026-04-20' }, 5_000, 1)).toBeNull();
+  });
+});
+
+describe('grantUnits for several accounts', () => {
+  it('grants each account from its own count, in one transaction, and answers in the order asked', async () => {
+    const paid = await account({ quota_used: 4_998, quota_period: '2026-04-20' });
+    const free = await account({ free_used: 10 });
+    const other = await account({ quota_used: 0, quota_period: '2026-04-20' });
+    const gone = '00000000-0000-4000-8000-000000000000';
+    const grants = await grantUnits(db, [
+      { accountId: free, count: { period: null }, limit: 300, wanted: 3 },
+      { accountId: gone, count: { period: '2026-04-20' }, limit: 5_000, wanted: 1 },
+      { accountId: paid, count: { period: '2026-04-20' }, limit: 5_000, wanted: 5 },
+      { accountId: other, count: { period: '2026-04-20' }, limit: 5_000, wanted: 1 },
+    ]);
+    expect(grants).toEqual([
+      { start: 10, granted: 3, countedIn: null, transaction: expect.stringMatching(/^\d+$/) },
+      null,
+      { start: 4_998, granted: 2, countedIn: '2026-04-20', transaction: grants[0]!.transaction },
+      { start: 0, granted: 1, countedIn: '2026-04-20', transaction: grants[0]!.transaction },
+    ]);
+    expect(await countsOf(paid)).toMatchObject({ quota_used: 5_000 });
+    expect(await countsOf(free)).toMatchObject({ free_used: 13 });
+    expect(await countsOf(other)).toMatchObject({ quota_used: 1 });
+  });
+
+  // Without an order, one statement could hold a row another waits for while waiting for one the
+  // other holds: Postgres would end one of them as a deadlock. PGlite has one connection.
+  it.skipIf(!process.env.DATABASE_URL)('locks the rows in the order of their ids, so two statements asking in opposite orders both go through', async () => {
+    const [a, b] = (await Promise.all([account({ quota_used: 0, quota_period: '2026-04-20' }), account({ quota_used: 0, quota_period: '2026-04-20' })])).sort();
+    const ask = (accountId: string) => ({ accountId, count: { period: '2026-04-20' }, limit: 5_000, wanted: 1 });
+    const lockWaits = async () =>
+      Number(
+        (await sql<{ n: string }>`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(db))
+          .rows[0]!.n,
+      );
+    await db.connection().execute(async (holder) => {
+      // b is held while the first statement asks for b then a, and the second for a then b. Taken
+      // in the order asked, the first would wait for b, the second take a and wait for b, and once
+      // b is free each would wait for the other.
+      await sql`begin`.execute(holder);
+      await sql`select id from accounts where id = ${b}::uuid for no key update`.execute(holder);
+      const first = grantUnits(db, [ask(b), ask(a)]);
+      for (let waited = 0; (await lockWaits()) < 1 && waited < 5_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+      const second = grantUnits(db, [ask(a), ask(b)]);
+      for (let waited = 0; (await lockWaits()) < 2 && waited < 5_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+      await sql`commit`.execute(holder);
+      const granted = await Promise.all([first, second]);
+      expect(granted.flat().map((g) => g?.granted)).toEqual([1, 1, 1, 1]);
+    });
+    expect((await countsOf(a)).quota_used).toBe(2);
+    expect((await countsOf(b)).quota_used).toBe(2);
   });
 });
 
@@ -69,8 +122,8 @@ describe('refundIfCommitted', () => {
 
   it('gives back the units of a grant that committed, once however often it is asked', async () => {
     const id = await account({ quota_used: 10, quota_period: '2026-04-20' });
-    const grant = (await grantUnits(db, id, { period: '2026-04-20' }, 5_000, 3))!;
-    await grantUnits(db, id, { period: '2026-04-20' }, 5_000, 2); // a later grant keeps its units
+    const grant = (await grantOne(db, id, { period: '2026-04-20' }, 5_000, 3))!;
+    await grantOne(db, id, { period: '2026-04-20' }, 5_000, 2); // a later grant keeps its units
     expect((await countsOf(id)).quota_used).toBe(15);
     expect(await refundIfCommitted(db, id, grant)).toBe('refunded');
     expect((await countsOf(id)).quota_used).toBe(12);
@@ -81,17 +134,35 @@ describe('refundIfCommitted', () => {
     ]);
   });
 
+  it('gives each account of a grant that committed its own units back', async () => {
+    const first = await account({ quota_used: 10, quota_period: '2026-04-20' });
+    const second = await account({ quota_used: 20, quota_period: '2026-04-20' });
+    const [one, two] = await grantUnits(db, [
+      { accountId: first, count: { period: '2026-04-20' }, limit: 5_000, wanted: 3 },
+      { accountId: second, count: { period: '2026-04-20' }, limit: 5_000, wanted: 4 },
+    ]);
+    expect(await refundIfCommitted(db, first, one!)).toBe('refunded');
+    expect(await refundIfCommitted(db, second, two!)).toBe('refunded');
+    expect(await refundIfCommitted(db, second, two!)).toBe('refunded');
+    expect((await countsOf(first)).quota_used).toBe(10);
+    expect((await countsOf(second)).quota_used).toBe(20);
+    expect((await refunds(first)).concat(await refunds(second)).map((r) => [r.grant_transaction, r.units])).toEqual([
+      [Number(one!.transaction), 3],
+      [Number(one!.transaction), 4],
+    ]);
+  });
+
   it("gives Free's units back to Free's count", async () => {
     const id = await account({ quota_used: 4, quota_period: '2026-04-20', free_used: 100 });
-    const grant = (await grantUnits(db, id, { period: null }, 300, 5))!;
+    const grant = (await grantOne(db, id, { period: null }, 300, 5))!;
     expect(await refundIfCommitted(db, id, grant)).toBe('refunded');
     expect(await countsOf(id)).toMatchObject({ quota_used: 4, free_used: 100 });
   });
 
   it('takes nothing from a period that has started since', async () => {
     const id = await account({ quota_used: 10, quota_period: '2026-04-20' });
-    const grant = (await grantUnits(db, id, { period: '2026-04-20' }, 5_000, 3))!;
-    await grantUnits(db, id, { period: '2026-05-20' }, 5_000, 1);
+    const grant = (await grantOne(db, id, { period: '2026-04-20' }, 5_000, 3))!;
+    await grantOne(db, id, { period: '2026-05-20' }, 5_000, 1);
     expect(await refundIfCommitted(db, id, grant)).toBe('refunded');
     expect(await countsOf(id)).toMatchObject({ quota_used: 1, quota_period: '2026-05-20' });
   });
@@ -101,11 +172,11 @@ describe('refundIfCommitted', () => {
     let grant: Grant | null = null;
     await expect(
       db.transaction().execute(async (trx) => {
-        grant = await grantUnits(trx, id, { period: '2026-04-20' }, 5_000, 3);
+        grant = await grantOne(trx, id, { period: '2026-04-20' }, 5_000, 3);
         throw new Error('rolled back');
       }),
     ).rejects.toThrow('rolled back');
-    await grantUnits(db, id, { period: '2026-04-20' }, 5_000, 2);
+    await grantOne(db, id, { period: '2026-04-20' }, 5_000, 2);
     expect(await refundIfCommitted(db, id, grant!)).toBe('not committed');
     expect((await countsOf(id)).quota_used).toBe(12);
     expect(await refunds(id)).toEqual([]);
@@ -116,7 +187,7 @@ describe('refundIfCommitted', () => {
     const id = await account({ quota_used: 10, quota_period: '2026-04-20' });
     await db.connection().execute(async (connection) => {
       await sql`begin`.execute(connection);
-      const grant = (await grantUnits(connection, id, { period: '2026-04-20' }, 5_000, 3))!;
+      const grant = (await grantOne(connection, id, { period: '2026-04-20' }, 5_000, 3))!;
       expect(await refundIfCommitted(db, id, grant)).toBe('in progress');
       await sql`commit`.execute(connection);
       expect(await refundIfCommitted(db, id, grant)).toBe('refunded');
@@ -128,9 +199,7 @@ describe('refundIfCommitted', () => {
 describe('grantUnits, at the edges', () => {
   it('takes an account id as a value, never as SQL: a quote in it is a bad uuid, and nothing changes', async () => {
     const id = await account({ quota_used: 7, quota_period: '2026-04-20' });
-    await expect(grantUnits(db, `${id}'::uuid, null, 1, 1); update accounts set quota_used = 0; --`, { period: '2026-04-20' }, 5_000, 1)).rejects.toThrow(
-      /uuid/,
-    );
+    await expect(grantOne(db, `${id}'::uuid, null, 1, 1); update accounts set quota_used = 0; --`, { period: '2026-04-20' }, 5_000, 1)).rejects.toThrow(/uuid/);
     expect((await countsOf(id)).quota_used).toBe(7);
   });
 
@@ -151,7 +220,7 @@ describe('grantUnits, at the edges', () => {
     try {
       await isLocked;
       const outcome = await Promise.race([
-        grantUnits(db, id, { period: '2026-04-20' }, 5_000, 2),
+        grantOne(db, id, { period: '2026-04-20' }, 5_000, 2),
         new Promise((resolve) => setTimeout(() => resolve('waited'), 3_000)),
       ]);
       expect(outcome).toMatchObject({ start: 0, granted: 2 });

@@ -2,6 +2,7 @@
 // simultaneous requests give exactly M successes, each seeing a different Remaining, and the stored
 // count ends at the limit. Also across two app instances on one database (as two processes would
 // be).
+import { sql } from 'kysely';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
@@ -149,10 +150,23 @@ describe('two processes whose clocks straddle a billing date', () => {
   });
 });
 
+describe('many accounts at once', () => {
+  it('the requests of twenty accounts arriving together share a grant: one transaction took their units', async () => {
+    const accounts = await Promise.all(Array.from({ length: 20 }, () => account(t, 'professional', { billingDay: BILLING_DAY, used: 100, period: PERIOD })));
+    // Their keys are known first, so that every request reaches the quota in the same turn.
+    for (const { key } of accounts) expect((await t.request('/latest?symbols=USD', { key })).status).toBe(200);
+    const answers = await Promise.all(accounts.map(({ key }) => answer(t.request('/latest?symbols=USD', { key }))));
+    expect(answers.map((a) => [a.status, a.remaining])).toEqual(accounts.map(() => [200, 50_000 - 102]));
+    const { rows } = await sql<{ transaction: string }>`
+      select distinct xmin::text as transaction from accounts where email in (${sql.join(accounts.map((a) => a.email))})`.execute(t.db);
+    expect(rows).toHaveLength(1);
+  });
+});
+
 describe('more accounts busy at once than the database pool has connections', () => {
-  // On a Postgres server a run of one account's grants holds a pool connection (10) from one grant
-  // to the next (src/rest/monthly-quota.ts); every account must still be served while all are busy,
-  // and each count must stay exact, one of them reaching its limit meanwhile.
+  // On a Postgres server a run of grants holds a pool connection (10) from one grant to the next
+  // (src/rest/monthly-quota.ts); every account must still be served while all are busy, and each
+  // count must stay exact, one of them reaching its limit meanwhile.
   const ACCOUNTS = 14;
   const CLIENTS = 4;
   const ROUNDS = 25;

@@ -4,7 +4,8 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
-import { grantUnits, type Grant } from '../../src/db/quota.js';
+import { type Grant } from '../../src/db/quota.js';
+import { grantOne } from '../support/quota.js';
 import { UnansweredGrants } from '../../src/rest/unanswered-grants.js';
 import { openTestDatabase } from '../support/db.js';
 
@@ -47,7 +48,7 @@ async function rolledBackGrant(id: string): Promise<Grant> {
   await db
     .transaction()
     .execute(async (trx) => {
-      held.grant = await grantUnits(trx, id, PERIOD, 5_000, 2);
+      held.grant = await grantOne(trx, id, PERIOD, 5_000, 2);
       throw new Error('rolled back');
     })
     .catch(() => undefined);
@@ -59,7 +60,7 @@ describe('UnansweredGrants', () => {
     const { lines, logger } = recordingLogger();
     const grants = new UnansweredGrants(db, logger);
     const id = await account();
-    const grant = (await grantUnits(db, id, PERIOD, 5_000, 3))!;
+    const grant = (await grantOne(db, id, PERIOD, 5_000, 3))!;
     grants.add(id, grant);
     await grants.settle();
     expect(await used(id)).toBe(10);
@@ -92,7 +93,7 @@ describe('UnansweredGrants', () => {
   it('asks by itself, soon after a grant is added', async () => {
     const grants = new UnansweredGrants(db, recordingLogger().logger);
     const id = await account();
-    grants.add(id, (await grantUnits(db, id, PERIOD, 5_000, 1))!);
+    grants.add(id, (await grantOne(db, id, PERIOD, 5_000, 1))!);
     for (let waited = 0; grants.size > 0 && waited < 5_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(grants.size).toBe(0);
     expect(await used(id)).toBe(10);
@@ -117,7 +118,7 @@ describe('UnansweredGrants', () => {
     const id = await account();
     await db.connection().execute(async (connection) => {
       await sql`begin`.execute(connection);
-      grants.add(id, (await grantUnits(connection, id, PERIOD, 5_000, 4))!);
+      grants.add(id, (await grantOne(connection, id, PERIOD, 5_000, 4))!);
       await grants.settle();
       expect(grants.size).toBe(1);
       await sql`commit`.execute(connection);
