@@ -105,6 +105,35 @@ describe('two app instances on one database', () => {
       await second.close();
     }
   });
+
+  // Each instance's grants ask for many accounts at once, and the two lock some of the same rows.
+  it('the requests of twelve accounts split between them, each account 5 units from its limit: exactly 5 successes each', async () => {
+    const second = buildApp({
+      config: t.config,
+      db: t.db,
+      operatorToken: 'another-operator-token-0123456789',
+      clock: () => new Date(NOW),
+      logger: pino({ level: 'silent' }),
+    });
+    try {
+      const accounts = await Promise.all(
+        Array.from({ length: 12 }, () => account(t, 'professional', { billingDay: BILLING_DAY, used: 50_000 - 5, period: PERIOD })),
+      );
+      const fetchVia = (i: number, key: string) =>
+        i % 2 === 0
+          ? t.request('/latest?symbols=USD', { key })
+          : second.rest.fetch('http://rates.test/latest?symbols=USD', { headers: { Authorization: `Bearer ${key}` } });
+      const answers = await Promise.all(
+        accounts.map(({ key }) => Promise.all(Array.from({ length: 10 }, (_, i) => answer(Promise.resolve(fetchVia(i, key)))))),
+      );
+      for (const [i, ofAccount] of answers.entries()) {
+        expectExactly(ofAccount, 5);
+        expect((await stored(t, accounts[i]!.email)).used, `account ${i}`).toBe(50_000);
+      }
+    } finally {
+      await second.close();
+    }
+  });
 });
 
 describe('two processes whose clocks straddle a billing date', () => {
