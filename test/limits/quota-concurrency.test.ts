@@ -83,15 +83,13 @@ describe(`${N} simultaneous keyed requests`, () => {
   });
 });
 
+/** A second app on the test's database, as another process would be, with a clock of its own. */
+const anotherInstance = (clock: () => Date) =>
+  buildApp({ config: t.config, db: t.db, operatorToken: 'another-operator-token-0123456789', clock, logger: pino({ level: 'silent' }) });
+
 describe('two app instances on one database', () => {
   it(`${N} requests split between them: exactly the units left succeed`, async () => {
-    const second = buildApp({
-      config: t.config,
-      db: t.db,
-      operatorToken: 'another-operator-token-0123456789',
-      clock: () => new Date(NOW),
-      logger: pino({ level: 'silent' }),
-    });
+    const second = anotherInstance(() => new Date(NOW));
     try {
       const { email, key } = await account(t, 'professional', { billingDay: BILLING_DAY, used: 49_988, period: PERIOD });
       const fetchVia = (i: number) =>
@@ -108,13 +106,7 @@ describe('two app instances on one database', () => {
 
   // Each instance's grants ask for many accounts at once, and the two lock some of the same rows.
   it('the requests of twelve accounts split between them, each account 5 units from its limit: exactly 5 successes each', async () => {
-    const second = buildApp({
-      config: t.config,
-      db: t.db,
-      operatorToken: 'another-operator-token-0123456789',
-      clock: () => new Date(NOW),
-      logger: pino({ level: 'silent' }),
-    });
+    const second = anotherInstance(() => new Date(NOW));
     try {
       const accounts = await Promise.all(
         Array.from({ length: 12 }, () => account(t, 'professional', { billingDay: BILLING_DAY, used: 50_000 - 5, period: PERIOD })),
@@ -141,13 +133,7 @@ describe('two processes whose clocks straddle a billing date', () => {
     // Billing day 20: the reset is 2026-05-20T00:00:00Z. This app's clock is at the reset; the other
     // process's clock is one second behind (ordinary clock skew), so it still computes the old period.
     const reset = '2026-05-20T00:00:00Z';
-    const behind = buildApp({
-      config: t.config,
-      db: t.db,
-      operatorToken: 'another-operator-token-0123456789',
-      clock: () => new Date(Date.parse(reset) - 1000),
-      logger: pino({ level: 'silent' }),
-    });
+    const behind = anotherInstance(() => new Date(Date.parse(reset) - 1000));
     t.setNow(reset);
     try {
       const { email, key } = await account(t, 'starter', { billingDay: BILLING_DAY, used: 5_000, period: PERIOD });
