@@ -54,8 +54,8 @@ export async function grantUnits(
   // request. Without parameters it also goes as one simple query, which may hold two statements.
   const ordered = asks.map((ask, index) => ({ ask, index })).sort((a, b) => (a.ask.accountId < b.ask.accountId ? -1 : 1));
   const lit = (value: (ask: GrantAsk) => string | number | null) => sql.join(ordered.map(({ ask }) => sql.lit(value(ask))));
-  // One account, the common case, is one call; the form for several costs one account's grant a
-  // fifth more (measured on keyed `/latest` with one key, README).
+  // One account, the common case, is one call: the form for several made keyed `/latest` with one
+  // key cost up to a fifth more CPU a request (README, Performance).
   const grantsOf =
     ordered.length === 1
       ? sql`grant_units(${lit((ask) => ask.accountId)}::uuid, ${lit((ask) => ask.count.period)}::date, ${lit((ask) => ask.limit)}::int, ${lit((ask) => ask.wanted)}::int) g`
@@ -89,8 +89,8 @@ export type UnansweredGrantOutcome =
 /**
  * Gives back the account's units of `grant` if its transaction committed, at most once however
  * often it is asked (the refund is recorded under the grant's transaction and the account in the
- * same statement), so a refund whose own answer is lost can simply be asked again. A count that has moved to a newer period
- * since is left alone: the units were taken from a period that is over.
+ * same statement), so a refund whose own answer is lost can simply be asked again. A count that
+ * has moved to a newer period since is left alone: the units were taken from a period that is over.
  */
 export async function refundIfCommitted(db: Kysely<Database>, accountId: string, grant: Grant): Promise<UnansweredGrantOutcome> {
   const { rows } = await sql<{ status: string | null }>`
