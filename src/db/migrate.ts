@@ -15,6 +15,7 @@ import * as m0011 from './migrations/0011_grant_units.js';
 import * as m0012 from './migrations/0012_grant_units_no_key_lock.js';
 import * as m0013 from './migrations/0013_unanswered_grant_refunds.js';
 import * as m0014 from './migrations/0014_refunds_per_account.js';
+import * as m0015 from './migrations/0015_grant_units_many.js';
 
 // Listed explicitly rather than read from disk, so they run the same under tsx, a bundle or tests.
 const migrations: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0012_grant_units_no_key_lock': m0012,
   '0013_unanswered_grant_refunds': m0013,
   '0014_refunds_per_account': m0014,
+  '0015_grant_units_many': m0015,
 };
 
 export function migrator(db: Kysely<Database>): Migrator {
