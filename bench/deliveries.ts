@@ -89,7 +89,7 @@ async function seedSubscriptions(app: App, count: number, port: number, secrets:
   const { db } = app.services;
   const rows: Insertable<WebhookSubscriptionsTable>[] = [];
   for (let a = 0; a * SUBSCRIPTIONS_PER_ACCOUNT < count; a++) {
-    const account = await insertAccount(db, `bench-webhooks-${a}@example.test`, 'enterprise');
+    const account = await insertAccount(db, { email: `bench-webhooks-${a}@example.test`, plan: 'enterprise', signedUpAt: NOW });
     if (!account) throw new Error(`account ${a} exists already`);
     for (let n = a * SUBSCRIPTIONS_PER_ACCOUNT; n < Math.min(count, (a + 1) * SUBSCRIPTIONS_PER_ACCOUNT); n++) {
       rows.push({

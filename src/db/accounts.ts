@@ -1,11 +1,14 @@
 import type { Kysely } from 'kysely';
+import { billingDayOf } from '../domain/billing.js';
 import type { Plan } from '../domain/plans.js';
 import type { Account, AccountStatus, Database } from './database.js';
 
-export async function insertAccount(db: Kysely<Database>, email: string, plan: Plan): Promise<Account | null> {
+/** A new account, signed up at `signedUpAt` (the service's clock), which also gives its billing day; null when the e-mail is taken. */
+export async function insertAccount(db: Kysely<Database>, account: { email: string; plan: Plan; signedUpAt: Date }): Promise<Account | null> {
+  const { email, plan, signedUpAt } = account;
   const row = await db
     .insertInto('accounts')
-    .values({ email: email.toLowerCase(), plan })
+    .values({ email: email.toLowerCase(), plan, created_at: signedUpAt, billing_day: billingDayOf(signedUpAt) })
     .onConflict((oc) => oc.column('email').doNothing())
     .returningAll()
     .executeTakeFirst();

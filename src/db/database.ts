@@ -51,8 +51,9 @@ export interface AccountsTable {
   email: string;
   plan: Plan;
   status: ColumnType<AccountStatus, AccountStatus | undefined, AccountStatus>;
-  created_at: CreatedAt;
-  /** day of month (1–31) the quota resets */
+  /** the sign-up instant, on the service's clock (src/db/accounts.ts); the column's default is for rows written by hand */
+  created_at: ColumnType<Date, Date | undefined, never>;
+  /** day of month (1–31) the quota resets: the sign-up day in UTC unless the operator sets another */
   billing_day: ColumnType<number, number | undefined, number>;
   /** first day of the period `quota_used` counts */
   quota_period: ColumnType<string, string | undefined, string>;

@@ -14,6 +14,16 @@ export interface BillingPeriod {
   resetsAt: Date;
 }
 
+/**
+ * The billing day an account gets when it signs up: the day of the month of that instant in UTC,
+ * the time zone its periods turn in. Taken from the service's clock, not the database's `now()`,
+ * whose day is the database server's local one (an Australian server's would be a day ahead for
+ * ten or eleven hours of each UTC day).
+ */
+export function billingDayOf(signedUpAt: Date): number {
+  return signedUpAt.getUTCDate();
+}
+
 export function billingPeriod(billingDay: number, now: Date): BillingPeriod {
   const year = now.getUTCFullYear();
   let month = now.getUTCMonth();

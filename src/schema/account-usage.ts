@@ -85,7 +85,8 @@ export function usagePeriods(
   const today = sydneyDate(now);
   if (!PLAN_LIMITS[account.plan].resets) {
     const signedUp = sydneyDate(account.created_at);
-    // an account stamped by the database's clock can be ahead of the service's by a moment
+    // a sign-up after today: the service's clock set back since, or an account stamped by the
+    // database's clock (as every account was before src/db/accounts.ts took the service's)
     return { current: { from: signedUp < today ? signedUp : today, to: today }, previous: null };
   }
   const period = billingPeriod(account.billing_day, now);

@@ -41,7 +41,7 @@ builder.mutationFields((t) => ({
     },
     authScopes: { operator: true },
     resolve: async (_root, { email, plan }, ctx) => {
-      const account = await insertAccount(ctx.services.db, email, plan);
+      const account = await insertAccount(ctx.services.db, { email, plan, signedUpAt: ctx.services.clock() });
       if (!account) throw new ConflictError(`An account with e-mail ${email.toLowerCase()} already exists`);
       return account;
     },

@@ -133,7 +133,7 @@ builder.mutationFields((t) => ({
       const now = clock();
       const email = await consumeSignInLink(db, hashToken(token), now);
       if (email === null) throw invalid();
-      const account = (await insertAccount(db, email, 'free')) ?? (await findAccountByEmail(db, email));
+      const account = (await insertAccount(db, { email, plan: 'free', signedUpAt: now })) ?? (await findAccountByEmail(db, email));
       if (!account) throw new Error(`The account of ${email} vanished while signing in`);
       const sessionToken = newToken();
       await insertSession(db, { tokenHash: hashToken(sessionToken), accountId: account.id, now });

@@ -1,12 +1,22 @@
 // Unit tests of src/domain/billing.ts (D17 in docs/decisions.md): the period containing `now` for a
 // billing day, in UTC, a billing day past the month's end falling back to the month's last day.
 import { describe, expect, it } from 'vitest';
-import { billingPeriod } from '../../src/domain/billing.js';
+import { billingDayOf, billingPeriod } from '../../src/domain/billing.js';
 
 const period = (billingDay: number, now: string) => {
   const p = billingPeriod(billingDay, new Date(now));
   return { start: p.start, resetsAt: p.resetsAt.toISOString() };
 };
+
+describe('billingDayOf', () => {
+  it('is the day of the month of the sign-up in UTC, whatever the offset of its spelling', () => {
+    expect(billingDayOf(new Date('2026-05-12T23:59:59.999Z'))).toBe(12);
+    expect(billingDayOf(new Date('2026-05-13T00:00:00.000Z'))).toBe(13);
+    // 09:30 on the 13th in Sydney is 23:30 UTC on the 12th
+    expect(billingDayOf(new Date('2026-05-13T09:30:00+10:00'))).toBe(12);
+    expect(billingDayOf(new Date('2028-02-29T12:00:00Z'))).toBe(29);
+  });
+});
 
 describe('billingPeriod', () => {
   it.each([
