@@ -1,13 +1,48 @@
 import { defineConfig } from 'vitest/config';
 
+// The tests that need no database and no listener: pure functions, parsers and the pipeline's
+// steps run alone. They skip the database set-up and share their workers' module cache, so they
+// give feedback in well under a minute. Every other test file is an integration test.
+const UNIT_TESTS = [
+  'test/domain/**/*.test.ts',
+  'test/rba/**/*.test.ts',
+  // the steps run alone, save two run against a started app and its database
+  'test/rest/steps/!(authenticate|operation).test.ts',
+  'test/rest/route-types.test.ts',
+  'test/schema/account-usage.test.ts',
+  'test/schema/month-split.test.ts',
+  'test/schema/schema.test.ts',
+  'test/limits/billing-period.test.ts',
+  'test/limits/client-address.test.ts',
+  'test/dashboard/currency-list.test.ts',
+  'test/dashboard/outbox.test.ts',
+  'test/jobs/schedule-decisions.test.ts',
+  'test/keys/identifier-uniformity.test.ts',
+  'test/webhooks/target.test.ts',
+  'test/http/listener.test.ts',
+];
+
 export default defineConfig({
   // One copy of graphql: Pothos loads its CommonJS build, so the tests must use the same one.
   resolve: { alias: { graphql: 'graphql/index.js' } },
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: UNIT_TESTS, isolate: false },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: UNIT_TESTS,
+          globalSetup: ['test/support/global-setup.ts'],
+        },
+      },
+    ],
   },
 });

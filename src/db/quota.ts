@@ -1,7 +1,8 @@
-// The quota counters on the account row (D16, D17, D35 in docs/decisions.md). One statement grants
-// units to the waiting requests of any number of accounts atomically, so each count is exact
-// however many requests and processes race for the last units.
-import { sql, type Kysely } from 'kysely';
+// The quota counters on the account row (D16, D17, D35, D36 in docs/decisions.md). One statement
+// grants units to the waiting requests of any number of accounts atomically, so each count is exact
+// however many requests and processes race for the last units; docs/architecture.md ("The quota")
+// follows a grant from the limits step to the row.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from './database.js';
 
 /** The count a request of an account draws on. */
@@ -30,42 +31,36 @@ export interface GrantAsk {
 }
 
 /**
- * Grants each ask up to `wanted` units (fewer when fewer are left) of its account's count, every
- * ask in one statement, so the count is exact however many requests and processes race, and the
- * requests of many accounts share one statement and one commit. One grant per ask, in the asks'
- * order; null for an account that is gone. The asks name distinct accounts. `sentAs` is what goes
- * with the statement in its round trip: nothing (it commits by itself, or with the transaction it
- * runs in), or the start of a transaction of its own on a connection the caller holds and commits
- * later, after first committing the one open there.
+ * What goes with the grant's statement in its round trip: nothing (it commits by itself, or with
+ * the transaction it runs in), or the start of a transaction of its own on a connection the caller
+ * holds and commits later, after first committing the one open there. A statement without
+ * parameters goes as one simple query, which may hold several statements.
  */
-export async function grantUnits(
-  db: Kysely<Database>,
-  asks: readonly GrantAsk[],
-  sentAs: 'statement' | 'begin; statement' | 'commit; begin; statement' = 'statement',
-): Promise<(Grant | null)[]> {
-  // grant_units (migrations 0011–0013) locks the account's row, so a racing grant waits, then
-  // reads the count it updated; grant_units_many (0015) does the same for several accounts at
-  // once, locking their rows in the order of their ids, so two grants that share accounts cannot
-  // wait for each other in a circle. The period only moves forward: a request stamped with an
-  // older period (a process whose clock lags) counts in the stored one, so no count is ever reset
-  // early.
-  // The values are written into the statement (quoted and escaped by Kysely; all are the service's
-  // own: account ids from the database, dates, integers) because a statement without parameters
-  // costs PGlite half the work (src/db/connect.ts), and this is the statement of every keyed
-  // request. Without parameters it also goes as one simple query, which may hold two statements.
-  const values = (value: (ask: GrantAsk) => string | number | null) => sql.join(asks.map((ask) => sql.lit(value(ask))));
-  // One account, the common case, is the plain call: the form for several made keyed `/latest`
-  // with one key cost up to a fifth more CPU a request (README, Performance).
-  const grantsOf =
-    asks.length === 1
-      ? sql`(select 1::bigint as ask_position, * from grant_units(${values((ask) => ask.accountId)}::uuid, ${values((ask) => ask.count.period)}::date,
-              ${values((ask) => ask.limit)}::int, ${values((ask) => ask.wanted)}::int)) g`
-      : sql`grant_units_many(array[${values((ask) => ask.accountId)}]::uuid[], array[${values((ask) => ask.count.period)}]::date[],
-              array[${values((ask) => ask.limit)}]::int[], array[${values((ask) => ask.wanted)}]::int[]) g`;
-  const grant = sql<{ ask_position: number; start: number; granted: number; counted_in: string | null; transaction: string }>`
-    ${sql.raw(sentAs.replace('statement', ''))} select g.ask_position, g.start, g.granted, g.counted_in, pg_current_xact_id()::text as transaction
-    from ${grantsOf}`;
-  const { rows } = await grant.execute(db);
+export type SentWith = 'nothing' | 'begin' | 'commit, begin';
+
+const SENT_AHEAD: Record<SentWith, RawBuilder<unknown>> = {
+  nothing: sql``,
+  begin: sql`begin;`,
+  'commit, begin': sql`commit; begin;`,
+};
+
+/**
+ * Grants each ask up to `wanted` units (fewer when fewer are left) of its account's count, every
+ * ask in one call of `grant_units` (migration 0016), so the count is exact however many requests
+ * and processes race, and the requests of many accounts share one statement and one commit. One
+ * grant per ask, in the asks' order; null for an account that is gone. The asks name distinct
+ * accounts.
+ */
+export async function grantUnits(db: Kysely<Database>, asks: readonly GrantAsk[], sentWith: SentWith = 'nothing'): Promise<(Grant | null)[]> {
+  // The values are written into the statement as literals (quoted and escaped by Kysely; all are
+  // the service's own: account ids from the database, dates, integers) because a statement without
+  // parameters costs PGlite much less work (src/db/connect.ts), and this is the statement of every
+  // keyed request; it is also what lets it share a round trip with `commit; begin;`.
+  const array = (value: (ask: GrantAsk) => string | number | null) => sql`array[${sql.join(asks.map((ask) => sql.lit(value(ask))))}]`;
+  const { rows } = await sql<{ ask_position: number; start: number; granted: number; counted_in: string | null; transaction: string }>`
+    ${SENT_AHEAD[sentWith]} select g.ask_position, g.start, g.granted, g.counted_in, pg_current_xact_id()::text as transaction
+    from grant_units(${array((ask) => ask.accountId)}::uuid[], ${array((ask) => ask.count.period)}::date[],
+                     ${array((ask) => ask.limit)}::int[], ${array((ask) => ask.wanted)}::int[]) g`.execute(db);
   // An account that is gone has no row.
   const grants: (Grant | null)[] = new Array<Grant | null>(asks.length).fill(null);
   for (const row of rows) {

@@ -4,8 +4,9 @@
 // lost. To keep the database out of most requests' way, the requests that arrive while a grant is
 // in flight wait for the next statement and share it, whatever their accounts: that statement asks
 // each account for exactly as many units as its requests waiting and hands them out in order, so a
-// burst of 50 requests, of one account or of fifty, costs one statement and one commit, and near
-// the end of a quota the same statement simply grants that account fewer units than asked.
+// burst of requests, of one account or of many, costs one statement and one commit, and near the
+// end of a quota the same statement simply grants that account fewer units than asked. The way of a
+// grant from the limits step to the account row: docs/architecture.md, "The quota".
 import { sql, type Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
@@ -108,8 +109,8 @@ export class MonthlyQuota {
       // The statement goes out once the requests read in this turn of the event loop and the next
       // have joined the queue. PGlite runs a statement to its end before the next request is read,
       // so without a turn every request would have a statement of its own; the second turn takes in
-      // the requests that arrived while this turn's were being handled (with 50 busy connections,
-      // batches of about 45 instead of 35, and a quarter fewer statements, measured).
+      // the requests that arrived while this turn's were being handled, so batches are larger and
+      // statements fewer.
       setImmediate(() => setImmediate(() => void this.grant()));
     }
     return waiting;
@@ -177,8 +178,8 @@ export class MonthlyQuota {
         for (let grants = 0; ; grants++) {
           if (grants < GRANTS_PER_CONNECTION) asks = this.nextAsks();
           if (asks.length > 0) {
-            const sentAs = open ? 'commit; begin; statement' : 'begin; statement';
-            const granted = await grantUnits(connection, asks, sentAs);
+            const sentWith = open ? 'commit, begin' : 'begin';
+            const granted = await grantUnits(connection, asks, sentWith);
             if (open) handAll(open.asks, open.grants);
             open = { grants: granted, asks };
             asks = [];

@@ -1,29 +1,13 @@
 // `accountStats`: accounts by plan and status, accounts created per Sydney day, and the accounts
 // at or above a share of their quota in the current period.
 import { resolveArrayConnection } from '@pothos/plugin-relay';
-import { sql } from 'kysely';
-import type { AccountStatus } from '../db/database.js';
-import type { Plan } from '../domain/plans.js';
-import { billingPeriod } from '../domain/billing.js';
-import { PLAN_LIMITS, PLANS } from '../domain/plans.js';
+import { accountsByPlanAndStatus, type PlanStatusCount } from '../db/analytics/accounts-by-plan-and-status.js';
+import { accountsCreatedByDay, type AccountsCreatedOnDay } from '../db/analytics/accounts-created-by-day.js';
+import { quotaAlerts, type QuotaUse } from '../db/analytics/quota-alerts.js';
 import { BadRequestError } from '../errors.js';
 import { PlanEnum } from './account.js';
 import { analyticsRead, checkPage, checkRange, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './analytics-support.js';
 import { builder } from './builder.js';
-
-interface PlanStatusCount {
-  plan: Plan;
-  status: AccountStatus;
-  accounts: number;
-}
-
-interface QuotaUse {
-  email: string;
-  plan: Plan;
-  used: number;
-  quota: number;
-  periodStart: string | null;
-}
 
 const PlanStatusCountRef = builder.objectRef<PlanStatusCount>('AccountsByPlanAndStatus').implement({
   fields: (t) => ({
@@ -33,7 +17,7 @@ const PlanStatusCountRef = builder.objectRef<PlanStatusCount>('AccountsByPlanAnd
   }),
 });
 
-const CreatedDayRef = builder.objectRef<{ day: string; accounts: number }>('AccountsCreatedOnDay').implement({
+const CreatedDayRef = builder.objectRef<AccountsCreatedOnDay>('AccountsCreatedOnDay').implement({
   fields: (t) => ({
     day: t.field({ type: 'LocalDate', resolve: (d) => d.day }),
     accounts: t.int({ resolve: (d) => d.accounts }),
@@ -51,41 +35,12 @@ const QuotaUseRef = builder.objectRef<QuotaUse>('AccountQuotaUse').implement({
   }),
 });
 
-/**
- * The active accounts at or above `percent` of their quota, chosen in the database so that only
- * they are read: a paid plan's count when it is the current period's (a count kept for an earlier
- * period means nothing has been taken in this one yet), Free's allowance always. Each billing day's
- * current period is billingPeriod's, given as a list, so the rule stays in one place.
- */
-function quotaAlertsQuery(now: Date, percent: number) {
-  const plans = PLANS.map((plan) => sql`(${plan}::text, ${PLAN_LIMITS[plan].monthlyRequests}::int8, ${PLAN_LIMITS[plan].resets}::boolean)`);
-  const periods = Array.from({ length: 31 }, (_, i) => sql`(${i + 1}::int, ${billingPeriod(i + 1, now).start}::date)`);
-  return sql<QuotaUse>`
-    WITH plans (plan, quota, resets) AS (VALUES ${sql.join(plans)}),
-    periods (billing_day, start) AS (VALUES ${sql.join(periods)}),
-    uses AS (
-      SELECT a.email, a.plan, p.quota,
-        CASE WHEN NOT p.resets THEN a.free_used WHEN a.quota_period = s.start THEN a.quota_used ELSE 0 END AS used,
-        CASE WHEN p.resets THEN s.start END AS "periodStart"
-      FROM accounts a
-      JOIN plans p ON p.plan = a.plan
-      JOIN periods s ON s.billing_day = a.billing_day
-      WHERE a.status = 'active'
-    )
-    SELECT email, plan, used, quota, "periodStart" FROM uses WHERE 100 * used::int8 >= ${percent} * quota`;
-}
-
 const AccountStats = builder.objectRef<object>('AccountStats').implement({
   authScopes: { operator: true },
   fields: (t) => ({
     byPlanAndStatus: t.field({
       type: [PlanStatusCountRef],
-      resolve: (_s, _a, ctx) =>
-        analyticsRead(ctx, async (db) => {
-          const { rows } = await sql<PlanStatusCount>`
-            SELECT plan, status, count(*)::int AS accounts FROM accounts GROUP BY plan, status ORDER BY plan, status`.execute(db);
-          return rows;
-        }),
+      resolve: (_s, _a, ctx) => analyticsRead(ctx, (db) => accountsByPlanAndStatus(db)),
     }),
     createdByDay: t.field({
       type: [CreatedDayRef],
@@ -93,14 +48,7 @@ const AccountStats = builder.objectRef<object>('AccountStats').implement({
       args: { from: t.arg({ type: 'LocalDate', required: true }), to: t.arg({ type: 'LocalDate', required: true }) },
       resolve: (_s, { from, to }, ctx) => {
         checkRange(from, to);
-        return analyticsRead(ctx, async (db) => {
-          const { rows } = await sql<{ day: string; accounts: number }>`
-            SELECT (created_at AT TIME ZONE 'Australia/Sydney')::date AS day, count(*)::int AS accounts
-            FROM accounts
-            WHERE (created_at AT TIME ZONE 'Australia/Sydney')::date BETWEEN ${from} AND ${to}
-            GROUP BY 1 ORDER BY 1`.execute(db);
-          return rows;
-        });
+        return analyticsRead(ctx, (db) => accountsCreatedByDay(db, from, to));
       },
     }),
     quotaAlerts: t.connection({
@@ -110,7 +58,7 @@ const AccountStats = builder.objectRef<object>('AccountStats').implement({
       resolve: async (_s, args, ctx) => {
         checkPage(args);
         if (args.atLeastPercent < 1 || args.atLeastPercent > 100) throw new BadRequestError('atLeastPercent must be between 1 and 100');
-        const alerts = await analyticsRead(ctx, async (db) => (await quotaAlertsQuery(ctx.services.clock(), args.atLeastPercent).execute(db)).rows);
+        const alerts = await analyticsRead(ctx, (db) => quotaAlerts(db, ctx.services.clock(), args.atLeastPercent));
         // ordered here, not in SQL: localeCompare's order of e-mails is not the database collation's
         alerts.sort((a, b) => b.used / b.quota - a.used / a.quota || a.email.localeCompare(b.email));
         return resolveArrayConnection({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE }, alerts);

@@ -4,13 +4,14 @@
 // are Sydney dates; a period's days are the Sydney dates from its first day (D17 in
 // docs/decisions.md) to the day before the next period's first. Free has one allowance that never
 // resets (D35): its one period runs from the account's first day to today.
+import { outcomeOf, type Outcome } from '../db/analytics/usage-outcome.js';
 import { accountDailyTotals, accountUsageGroups, type AccountUsageGroup } from '../db/usage.js';
 import { billingPeriod } from '../domain/billing.js';
 import { addDays, daysBetween, sydneyDate } from '../domain/calendar.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
 import { AccountRef } from './account.js';
 import { builder } from './builder.js';
-import { outcomeOf, UsageOutcome, type Outcome } from './usage-analytics.js';
+import { UsageOutcome } from './usage-analytics.js';
 
 /** a chart of more days than a month would no longer be read bar by bar: Free's period shows its latest days */
 const MAX_CHART_DAYS = 31;

@@ -1,20 +1,12 @@
 // Analytics about the stored data: when each rate day was stored and how long after its 16:00
 // Sydney slot (`publications`), and which business days and codes are missing (`coverage`).
 import { resolveArrayConnection, resolveOffsetConnection } from '@pothos/plugin-relay';
-import { sql } from 'kysely';
+import { publicationDays, type StoredDay } from '../db/analytics/publication-days.js';
+import { storedCodesByDate } from '../db/analytics/stored-codes-by-date.js';
 import { addDays, isBusinessDay, publicationSlot } from '../domain/calendar.js';
 import { PUBLISHED_CODES } from '../domain/currencies.js';
 import { analyticsRead, checkPage, checkRange, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './analytics-support.js';
 import { builder } from './builder.js';
-
-interface StoredDay {
-  date: string;
-  stored_at: Date;
-  source: string;
-  format: string;
-  codes: number;
-  corrections: number;
-}
 
 const PublicationDay = builder.objectRef<StoredDay>('PublicationDay').implement({
   description: 'A stored rate day: when it was stored, from what, and how long after its publication slot',
@@ -56,18 +48,7 @@ builder.queryFields((t) => ({
       checkRange(args.from, args.to);
       checkPage(args);
       return resolveOffsetConnection({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE }, ({ offset, limit }) =>
-        analyticsRead(ctx, async (db) => {
-          const { rows } = await sql<StoredDay>`
-            SELECT r.date, min(p.stored_at) AS stored_at, count(*)::int AS codes,
-              (array_agg(p.source ORDER BY p.stored_at, p.id))[1] AS source,
-              (array_agg(p.format ORDER BY p.stored_at, p.id))[1] AS format,
-              (SELECT count(*)::int FROM rate_corrections c WHERE c.date = r.date) AS corrections
-            FROM rates r JOIN publications p ON p.id = r.publication_id
-            WHERE r.date BETWEEN ${args.from} AND ${args.to}
-            GROUP BY r.date ORDER BY r.date DESC
-            LIMIT ${limit} OFFSET ${offset}`.execute(db);
-          return rows;
-        }),
+        analyticsRead(ctx, (db) => publicationDays(db, args.from, args.to, offset, limit)),
       );
     },
   }),
@@ -80,11 +61,7 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, ctx) => {
       checkRange(args.from, args.to);
       checkPage(args);
-      const stored = await analyticsRead(ctx, async (db) => {
-        const { rows } = await sql<{ date: string; codes: string[] }>`
-          SELECT date, array_agg(code) AS codes FROM rates WHERE date BETWEEN ${args.from} AND ${args.to} GROUP BY date`.execute(db);
-        return new Map(rows.map((r) => [r.date, new Set(r.codes)]));
-      });
+      const stored = await analyticsRead(ctx, (db) => storedCodesByDate(db, args.from, args.to));
       const gaps: CoverageDay[] = [];
       for (let date = args.from; date <= args.to; date = addDays(date, 1)) {
         if (!isBusinessDay(date)) continue;

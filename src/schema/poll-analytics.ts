@@ -2,7 +2,8 @@
 // the day stored, not yet published, or failed and why. Recorded by the scheduler as it polls
 // (src/jobs/rba-scheduler.ts) and kept 90 days.
 import { resolveOffsetConnection } from '@pothos/plugin-relay';
-import { sql, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
+import { rbaPolls } from '../db/analytics/rba-polls.js';
 import type { RbaPollsTable } from '../db/database.js';
 import { analyticsRead, checkPage, checkRange, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './analytics-support.js';
 import { builder } from './builder.js';
@@ -46,16 +47,7 @@ builder.queryFields((t) => ({
       checkRange(args.from, args.to);
       checkPage(args);
       return resolveOffsetConnection({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE }, ({ offset, limit }) =>
-        analyticsRead(ctx, async (db) => {
-          const { rows } = await sql<Selectable<RbaPollsTable>>`
-            SELECT id, polled_at, duration_ms, reason, expected_date, outcome, sources, days_stored, days_updated, newest_date, error
-            FROM rba_polls
-            WHERE (polled_at AT TIME ZONE 'Australia/Sydney')::date BETWEEN ${args.from} AND ${args.to}
-              ${args.outcome ? sql`AND outcome = ${args.outcome}` : sql``}
-            ORDER BY polled_at DESC, id DESC
-            LIMIT ${limit} OFFSET ${offset}`.execute(db);
-          return rows;
-        }),
+        analyticsRead(ctx, (db) => rbaPolls(db, args, offset, limit)),
       );
     },
   }),

@@ -4,7 +4,7 @@
 // cut by months.
 import { describe, expect, it } from 'vitest';
 import { addDays } from '../../src/domain/calendar.js';
-import { splitByWholeMonths, splitByWholeYears } from '../../src/schema/analytics-support.js';
+import { splitByWholeMonths, splitByWholeYears } from '../../src/db/analytics/ranges.js';
 
 /** a today after every range: no range reaches it */
 const LATER = '2099-01-01';

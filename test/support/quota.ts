@@ -1,7 +1,7 @@
 // One account's grant, as the quota statement makes it for each account it asks (src/db/quota.ts).
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/database.js';
-import { grantUnits, type Grant, type QuotaCount } from '../../src/db/quota.js';
+import { grantUnits, type Grant, type QuotaCount, type SentWith } from '../../src/db/quota.js';
 
 export async function grantOne(
   db: Kysely<Database>,
@@ -9,8 +9,8 @@ export async function grantOne(
   count: QuotaCount,
   limit: number,
   wanted: number,
-  sentAs?: Parameters<typeof grantUnits>[2],
+  sentWith?: SentWith,
 ): Promise<Grant | null> {
-  const [grant] = await grantUnits(db, [{ accountId, count, limit, wanted }], sentAs);
+  const [grant] = await grantUnits(db, [{ accountId, count, limit, wanted }], sentWith);
   return grant ?? null;
 }
