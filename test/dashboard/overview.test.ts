@@ -24,7 +24,7 @@ it('shows the period count, remaining and reset date the API headers give', asyn
   const browser = new Browser(t);
   await browser.signIn(t, 'Counting@example.com');
   const html = await (await browser.get('/dashboard')).text();
-  expect(fact(html, 'Plan')).toBe('Starter');
+  expect(fact(html, 'Plan')).toBe('Starter (<a href="/dashboard/plan">compare plans or ask for another</a>)');
   expect(fact(html, 'Used')).toBe('3');
   expect(fact(html, 'Remaining')).toBe(Number(headers!.get('x-ratelimit-remaining-monthly')).toLocaleString('en-AU'));
   expect(fact(html, 'Remaining')).toBe('4,997');
@@ -33,7 +33,7 @@ it('shows the period count, remaining and reset date the API headers give', asyn
   expect(fact(html, 'Requests')).toBe('5,000 a month');
   expect(fact(html, 'Historical rates')).toBe('The last 30 days');
   expect(fact(html, 'Time series')).toBe('Up to 7 days');
-  expect(fact(html, 'Newest rates')).toBe('2026-05-11');
+  expect(fact(html, 'Newest rates')).toBe('<time datetime="2026-05-11">11 May 2026</time>');
   expect(fact(html, 'Service')).toBe('Operational');
 });
 
