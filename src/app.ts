@@ -137,7 +137,8 @@ export function buildApp(deps: AppDependencies) {
       services.metrics,
     ),
   );
-  const dashboard = createDashboardApp({ schema, services, trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY), logger });
+  const planChange = { url: deps.config.PLAN_CHANGE_URL ?? null, email: deps.config.SUPPORT_EMAIL ?? null };
+  const dashboard = createDashboardApp({ schema, services, trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY), logger, planChange });
   // The public listener: the dashboard's pages, and the REST facade for everything else.
   const publicFetch = createServerAdapter<FetchContext>((request: Request, context: FetchContext) => {
     const { pathname } = new URL(request.url);

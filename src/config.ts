@@ -70,6 +70,10 @@ const schema = z
       .regex(/^smtps?:\/\//, 'SMTP_URL must be an smtp:// or smtps:// URL')
       .optional(),
     MAIL_FROM: z.string().min(3).default('AUD rates <no-reply@localhost>'),
+    /** where the dashboard's Plan page sends a customer who wants another plan (a form, a pricing page) */
+    PLAN_CHANGE_URL: z.url({ protocol: /^https?$/, error: 'PLAN_CHANGE_URL must be an http:// or https:// URL' }).optional(),
+    /** the address the dashboard offers for plan changes (a mailto link, when PLAN_CHANGE_URL is unset) and for help */
+    SUPPORT_EMAIL: z.email({ error: 'SUPPORT_EMAIL must be an e-mail address' }).optional(),
     /** where the scheduler and `sync` look for new rates: URLs or local file paths */
     RBA_RSS_URL: z.string().min(1).default('https://www.rba.gov.au/rss/rss-cb-exchange-rates.xml'),
     RBA_CSV_URL: z.string().min(1).default('https://www.rba.gov.au/statistics/tables/csv/f11.1-data.csv'),

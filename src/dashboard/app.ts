@@ -35,6 +35,7 @@ import {
 } from './pages.js';
 import { parseCurrencyList } from './currency-list.js';
 import { UsagePage, type UsageData } from './usage-page.js';
+import { PlanPage, type PlanChangeContact } from './plan-page.js';
 import { DeleteSubscriptionPage, WebhooksPage, type CreateForm, type WebhooksData, type WebhooksNotice } from './webhooks-page.js';
 
 export interface DashboardOptions {
@@ -42,15 +43,20 @@ export interface DashboardOptions {
   services: Services;
   trustedProxies: TrustedProxies;
   logger: Logger;
+  /** where the Plan page sends a customer who wants another plan */
+  planChange: PlanChangeContact;
 }
 
 interface NodeContext {
   req?: { socket?: { remoteAddress?: string; encrypted?: boolean } };
 }
 
-/** Whether a request target belongs to the dashboard rather than the REST facade. */
+/** Browsers ask for the icon here whatever a page links; the pages link the hashed copy. */
+const FAVICON_PATH = '/favicon.ico';
+
+/** Whether a request target belongs to the dashboard rather than the REST facade: its pages, and the site's icon. */
 export function isDashboardPath(target: string): boolean {
-  return target === '/dashboard' || target.startsWith('/dashboard/') || target.startsWith('/dashboard?');
+  return target === '/dashboard' || target.startsWith('/dashboard/') || target.startsWith('/dashboard?') || target.split('?')[0] === FAVICON_PATH;
 }
 
 /** form bodies: far more than any field needs, far less than could hurt */
@@ -72,8 +78,9 @@ function staticAsset(file: string, type: string): StaticAsset {
 
 const STYLESHEET = staticAsset('./style.css', 'text/css; charset=utf-8');
 const SCRIPT = staticAsset('./copy.js', 'text/javascript; charset=utf-8');
-const STATIC_ASSETS = new Map([STYLESHEET, SCRIPT].map((asset) => [asset.path, asset]));
-const ASSETS: PageAssets = { stylesheet: STYLESHEET.path, script: SCRIPT.path };
+const ICON = staticAsset('./favicon.svg', 'image/svg+xml');
+const STATIC_ASSETS = new Map([...[STYLESHEET, SCRIPT, ICON].map((asset) => [asset.path, asset] as const), [FAVICON_PATH, ICON] as const]);
+const ASSETS: PageAssets = { stylesheet: STYLESHEET.path, script: SCRIPT.path, icon: ICON.path };
 
 const PAGE_HEADERS = {
   'Content-Type': 'text/html; charset=utf-8',
@@ -91,6 +98,7 @@ const PERIOD_USAGE = graphql(`
     from
     to
     totalRequests
+    refusedRequests
     days {
       day
       requests
@@ -139,6 +147,11 @@ const DOCUMENTS = {
           remaining
           resetsAt
         }
+        usage {
+          current {
+            refusedRequests
+          }
+        }
       }
       serviceStatus {
         state
@@ -150,6 +163,7 @@ const DOCUMENTS = {
     }
   `),
   keys: graphql('query { sessionAccount { email status planLimits { name apiKeys } apiKeys { id prefix lastFour status createdAt lastUsedOn } } }'),
+  plan: graphql('query { sessionAccount { email status plan } }'),
   createKey: graphql('mutation { createSessionApiKey { key } }'),
   revokeKey: graphql('mutation($id: Text!) { revokeSessionApiKey(id: $id) { id } }'),
   usage: graphql(
@@ -161,6 +175,12 @@ const DOCUMENTS = {
           planLimits {
             name
             resets
+          }
+          quota {
+            limit
+            used
+            remaining
+            resetsAt
           }
           usage {
             current {
@@ -260,7 +280,7 @@ interface DashboardRequest {
   sessionToken: string | null;
 }
 
-export function createDashboardApp({ schema, services, trustedProxies, logger }: DashboardOptions) {
+export function createDashboardApp({ schema, services, trustedProxies, logger, planChange }: DashboardOptions) {
   for (const [name, document] of Object.entries(DOCUMENTS) as [Operation, DocumentNode][]) {
     const errors = validate(schema, document);
     if (errors.length > 0) throw new Error(`Dashboard operation ${name}: ${errors.map((e) => e.message).join('; ')}`);
@@ -342,7 +362,7 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
 
   async function usagePage(req: DashboardRequest, session: SessionViewer): Promise<VNode> {
     const { sessionAccount: account } = await run('usage', {}, session);
-    const data: UsageData = { planName: account.planLimits.name, resets: account.planLimits.resets, ...account.usage };
+    const data: UsageData = { planName: account.planLimits.name, resets: account.planLimits.resets, quota: account.quota, ...account.usage };
     return UsagePage({ assets: ASSETS, frame: frameOf(req, account, 'usage'), data });
   }
 
@@ -376,7 +396,7 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
       GET: async (req) => {
         if (!req.session) return page(200, SignInPage({ assets: ASSETS }));
         const { sessionAccount: account, serviceStatus: status } = await run('overview', {}, req.session);
-        return page(200, OverviewPage({ assets: ASSETS, frame: frameOf(req, account, 'overview'), data: { account, status } }));
+        return page(200, OverviewPage({ assets: ASSETS, frame: frameOf(req, account, 'overview'), data: { account, status, now: services.clock() } }));
       },
     },
     '/dashboard/sign-in-link': {
@@ -507,6 +527,12 @@ export function createDashboardApp({ schema, services, trustedProxies, logger }:
         const { session, form } = await signedInForm(req);
         await run('deleteWebhook', { id: form.get('id') ?? '' }, session);
         return redirect('/dashboard/webhooks');
+      },
+    },
+    '/dashboard/plan': {
+      GET: async (req) => {
+        const { sessionAccount: account } = await run('plan', {}, signedIn(req));
+        return page(200, PlanPage({ assets: ASSETS, frame: frameOf(req, account, 'plan'), current: account.plan, contact: planChange }));
       },
     },
     '/dashboard/sign-out': {

@@ -9,7 +9,7 @@ const MAX_LENGTH = 400;
 
 /** The codes in the order given, or null for every currency; duplicates and AUD are the schema's to refuse. */
 export function parseCurrencyList(text: string): CurrencyCode[] | null {
-  if (text.length > MAX_LENGTH) throw new BadRequestError(`Currencies: at most ${MAX_LENGTH} characters, such as USD, EUR`);
+  if (text.length > MAX_LENGTH) throw new BadRequestError(`The currencies may have at most ${MAX_LENGTH} characters, such as USD, EUR.`);
   const codes = text
     .split(/[\s,]+/)
     .filter((code) => code !== '')
@@ -17,7 +17,7 @@ export function parseCurrencyList(text: string): CurrencyCode[] | null {
   if (codes.length === 0) return null;
   const unknown = codes.find((code) => !KNOWN.has(code));
   if (unknown !== undefined) {
-    throw new BadRequestError(`Currencies: ${unknown.slice(0, 12)} is not a supported code; use codes such as USD, EUR, JPY`);
+    throw new BadRequestError(`${unknown.slice(0, 12)} is not a currency the service publishes: use codes such as USD, EUR, JPY.`);
   }
   return codes as CurrencyCode[];
 }

@@ -3,19 +3,21 @@
 import type { ComponentChildren } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import type { AccountStatus } from '../db/database.js';
+import { SYDNEY } from '../domain/calendar.js';
 
 /** What every signed-in page shows in its header. */
 export interface SignedInFrame {
   email: string;
   status: AccountStatus;
   csrfToken: string;
-  current: 'overview' | 'keys' | 'usage' | 'webhooks';
+  current: 'overview' | 'keys' | 'usage' | 'webhooks' | 'plan';
 }
 
 export interface PageAssets {
   stylesheet: string;
   /** the one script: it only adds copy buttons */
   script: string;
+  icon: string;
 }
 
 export function Layout({ title, assets, frame, children }: { title: string; assets: PageAssets; frame?: SignedInFrame; children: ComponentChildren }) {
@@ -25,6 +27,7 @@ export function Layout({ title, assets, frame, children }: { title: string; asse
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · AUD rates dashboard`}</title>
+        <link rel="icon" type="image/svg+xml" href={assets.icon} />
         <link rel="stylesheet" href={assets.stylesheet} />
       </head>
       <body>
@@ -48,6 +51,9 @@ export function Layout({ title, assets, frame, children }: { title: string; asse
                   <a href="/dashboard/webhooks" aria-current={frame.current === 'webhooks' ? 'page' : undefined}>
                     Webhooks
                   </a>
+                  <a href="/dashboard/plan" aria-current={frame.current === 'plan' ? 'page' : undefined}>
+                    Plan
+                  </a>
                 </nav>
                 <span class="muted">{frame.email}</span>
                 <form class="inline" method="post" action="/dashboard/sign-out">
@@ -63,7 +69,8 @@ export function Layout({ title, assets, frame, children }: { title: string; asse
         <main>
           {frame?.status === 'suspended' && (
             <p class="banner" role="alert">
-              This account is suspended: its API keys are refused and no new keys or webhook subscriptions can be created. Contact support to reinstate it.
+              This account is suspended: its API keys are refused and no new keys or webhook subscriptions can be created.{' '}
+              <a href="/dashboard/plan#change">Contact support</a> to reinstate it.
             </p>
           )}
           {children}
@@ -181,21 +188,86 @@ export interface OverviewData {
       timeSeriesDays: number | null;
       webhookSubscriptions: number;
     };
-    quota: { limit: number; used: number; remaining: number; resetsAt: string | null };
+    quota: Quota;
+    usage: { current: { refusedRequests: number } };
   };
-  status: { state: string; stale: boolean; newestRateDate: string | null; lastUpdate: string | null; nextUpdateExpected: string };
+  status: ServiceStatus;
+  /** the service's clock, which says whether new rates are due yet */
+  now: Date;
+}
+
+/** The quota's own count: the numbers a keyed answer's rate-limit headers carry. */
+export interface Quota {
+  limit: number;
+  used: number;
+  remaining: number;
+  resetsAt: string | null;
+}
+
+export interface ServiceStatus {
+  state: string;
+  stale: boolean;
+  newestRateDate: string | null;
+  lastUpdate: string | null;
+  nextUpdateExpected: string;
 }
 
 export const count = new Intl.NumberFormat('en-AU');
-const instant = new Intl.DateTimeFormat('en-AU', { timeZone: 'UTC', dateStyle: 'long', timeStyle: 'short', hourCycle: 'h23' });
+const sydneyInstant = new Intl.DateTimeFormat('en-AU', { timeZone: SYDNEY, dateStyle: 'long', timeStyle: 'short', hourCycle: 'h23' });
+const utcInstant = new Intl.DateTimeFormat('en-AU', { timeZone: 'UTC', dateStyle: 'long', timeStyle: 'short', hourCycle: 'h23' });
+const longDate = new Intl.DateTimeFormat('en-AU', { timeZone: 'UTC', dateStyle: 'long' });
 
+/** An instant in Sydney time, the zone named (rate dates and usage days are Sydney's too); its UTC reading on hover. */
 export function When({ at }: { at: string }) {
-  return <time dateTime={at}>{`${instant.format(new Date(at))} UTC`}</time>;
+  const instant = new Date(at);
+  return <time dateTime={at} title={`${utcInstant.format(instant)} UTC`}>{`${sydneyInstant.format(instant)} Sydney time`}</time>;
+}
+
+/** A calendar date (YYYY-MM-DD) in words, such as 11 May 2026. */
+export const dateInWords = (date: string): string => longDate.format(new Date(`${date}T00:00:00Z`));
+
+/** A Sydney date in words, labelled as one. */
+export function SydneyDate({ date }: { date: string }) {
+  return <time dateTime={date}>{`${dateInWords(date)} (Sydney date)`}</time>;
+}
+
+/** The quota's count as Overview and Usage both show it, with the refused requests apart. */
+export function QuotaFacts({ quota, refused, resets }: { quota: Quota; refused: number; resets: boolean }) {
+  return (
+    <>
+      <meter min={0} max={quota.limit} value={quota.used} aria-label="Requests used">
+        {`${count.format(quota.used)} of ${count.format(quota.limit)}`}
+      </meter>
+      <dl class="facts">
+        <dt>Used</dt>
+        <dd>{count.format(quota.used)}</dd>
+        <dt>Remaining</dt>
+        <dd>{count.format(quota.remaining)}</dd>
+        <dt>Limit</dt>
+        <dd>{count.format(quota.limit)}</dd>
+        <dt>Resets</dt>
+        <dd>{quota.resetsAt ? <When at={quota.resetsAt} /> : 'Never: the Free allowance is used once'}</dd>
+        <dt>Refused, not counted</dt>
+        <dd>{count.format(refused)}</dd>
+      </dl>
+      <p class="muted">
+        {`Each successful request for rates or a conversion counts, "not modified" answers included. Requests refused with an error (a mistyped parameter, a date outside the plan, the ${resets ? 'quota' : 'allowance'} used up) are not counted: they are shown apart, and appear within a few seconds.`}
+      </p>
+    </>
+  );
+}
+
+/** When new rates are due, or how late they are, in words. */
+function NextRates({ status, now }: { status: ServiceStatus; now: Date }) {
+  const due = <When at={status.nextUpdateExpected} />;
+  if (Date.parse(status.nextUpdateExpected) > now.getTime()) return <>Due {due}</>;
+  if (status.stale) return <>Were due {due} and have not arrived</>;
+  return <>Were due {due}; the Reserve Bank's rates usually arrive within two hours of that</>;
 }
 
 export function OverviewPage({ assets, frame, data }: { assets: PageAssets; frame: SignedInFrame; data: OverviewData }) {
   const { planLimits: plan, quota } = data.account;
-  const { status } = data;
+  const { status, now } = data;
   return (
     <Layout title="Overview" assets={assets} frame={frame}>
       <h1>Overview</h1>
@@ -205,24 +277,17 @@ export function OverviewPage({ assets, frame, data }: { assets: PageAssets; fram
           <dt>E-mail</dt>
           <dd>{frame.email}</dd>
           <dt>Plan</dt>
-          <dd>{plan.name}</dd>
+          <dd>
+            {plan.name} (<a href="/dashboard/plan">compare plans or ask for another</a>)
+          </dd>
         </dl>
       </section>
       <section class="card" aria-labelledby="quota-heading">
         <h2 id="quota-heading">{plan.resets ? 'Requests this billing period' : 'Requests of the one-time allowance'}</h2>
-        <meter min={0} max={quota.limit} value={quota.used} aria-label="Requests used">
-          {`${count.format(quota.used)} of ${count.format(quota.limit)}`}
-        </meter>
-        <dl class="facts">
-          <dt>Used</dt>
-          <dd>{count.format(quota.used)}</dd>
-          <dt>Remaining</dt>
-          <dd>{count.format(quota.remaining)}</dd>
-          <dt>Limit</dt>
-          <dd>{count.format(quota.limit)}</dd>
-          <dt>Resets</dt>
-          <dd>{quota.resetsAt ? <When at={quota.resetsAt} /> : 'Never: the Free allowance is used once'}</dd>
-        </dl>
+        <QuotaFacts quota={quota} refused={data.account.usage.current.refusedRequests} resets={plan.resets} />
+        <p>
+          <a href="/dashboard/usage">Requests per day, endpoint and key</a>
+        </p>
       </section>
       <section class="card" aria-labelledby="plan-heading">
         <h2 id="plan-heading">What the {plan.name} plan includes</h2>
@@ -241,19 +306,23 @@ export function OverviewPage({ assets, frame, data }: { assets: PageAssets; fram
       </section>
       <section class="card" aria-labelledby="data-heading">
         <h2 id="data-heading">Data</h2>
-        {status.stale && <p class="banner">The rates are late: the newest published day has not arrived yet. Answers carry X-Data-Stale.</p>}
+        {status.stale && status.newestRateDate !== null && (
+          <p class="banner">
+            The rates are late: new rates were due <When at={status.nextUpdateExpected} /> and have not arrived. Until they do, the API answers with the newest
+            rates it has, from {dateInWords(status.newestRateDate)}, and marks those answers as late.
+          </p>
+        )}
         <dl class="facts">
           <dt>Service</dt>
           <dd>{status.state === 'operational' ? 'Operational' : 'Degraded'}</dd>
           <dt>Newest rates</dt>
-          <dd>{status.newestRateDate ?? 'None stored yet'}</dd>
+          <dd>{status.newestRateDate ? <time dateTime={status.newestRateDate}>{dateInWords(status.newestRateDate)}</time> : 'None stored yet'}</dd>
+          <dt>New rates</dt>
+          <dd>{status.newestRateDate ? <NextRates status={status} now={now} /> : 'None stored yet: the service is fetching the history'}</dd>
           <dt>Last stored</dt>
           <dd>{status.lastUpdate ? <When at={status.lastUpdate} /> : 'Unknown'}</dd>
-          <dt>Next expected</dt>
-          <dd>
-            <When at={status.nextUpdateExpected} />
-          </dd>
         </dl>
+        <p class="muted">The Reserve Bank of Australia publishes new rates each business day at about 16:00 Sydney time.</p>
       </section>
     </Layout>
   );
@@ -350,7 +419,7 @@ export function KeysPage({ assets, frame, data, created }: { assets: PageAssets;
                     <td data-label="Created">
                       <When at={key.createdAt} />
                     </td>
-                    <td data-label="Last used">{key.lastUsedOn ?? 'Never'}</td>
+                    <td data-label="Last used">{key.lastUsedOn ? <SydneyDate date={key.lastUsedOn} /> : 'Never'}</td>
                     <td data-label="Status">{key.status === 'active' ? 'Active' : 'Revoked'}</td>
                     <td>
                       {key.status === 'active' && (
@@ -376,7 +445,7 @@ export function RevokeKeyPage({ assets, frame, keyToRevoke }: { assets: PageAsse
     <Layout title="Revoke key" assets={assets} frame={frame}>
       <section class="card narrow stack">
         <h1>Revoke {name}?</h1>
-        <p>Requests with this key are refused at once (401 invalid_api_key). This cannot be undone.</p>
+        <p>Requests with this key are refused at once, as with a mistyped key. This cannot be undone.</p>
         <form method="post" action="/dashboard/keys/revoke" class="actions">
           <input type="hidden" name="csrf" value={frame.csrfToken} />
           <input type="hidden" name="id" value={keyToRevoke.id} />

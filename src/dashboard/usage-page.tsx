@@ -1,12 +1,14 @@
-// The Usage page: requests per day as a chart drawn on the server (SVG, no script), with the same
-// numbers in tables for anyone who cannot see the chart, and the current period by endpoint, key
-// and outcome.
-import { count, Layout, type PageAssets, type SignedInFrame } from './pages.js';
+// The Usage page: the quota's count as Overview shows it, with the refused requests apart; requests
+// per day as a chart drawn on the server (SVG, no script), with the same numbers in tables for
+// anyone who cannot see the chart; and the current period by endpoint, key and outcome.
+import { routes } from '../rest/routes.js';
+import { count, dateInWords, Layout, QuotaFacts, type PageAssets, type Quota, type SignedInFrame } from './pages.js';
 
 export interface PeriodUsage {
   from: string;
   to: string;
   totalRequests: number;
+  refusedRequests: number;
   days: { day: string; requests: number }[];
   byEndpoint: { endpoint: string; requests: number }[];
   byKey: { keyId: string; prefix: string; lastFour: string; requests: number }[];
@@ -17,6 +19,8 @@ export interface UsageData {
   planName: string;
   /** false on Free: one allowance since sign-up, no periods */
   resets: boolean;
+  /** the quota's own count, the one Overview shows */
+  quota: Quota;
   current: PeriodUsage;
   previous: PeriodUsage | null;
 }
@@ -28,6 +32,10 @@ const OUTCOME_NAMES: Record<string, string> = {
   RATE_LIMITED: 'Rate limited (429)',
   SERVER_ERROR: 'Server error (5xx)',
 };
+
+/** The paths a customer calls, by the operation names usage is recorded under (RateDay is /{date}). */
+const ENDPOINT_PATHS = new Map(routes.map((route) => [route.name, route.path.replace(/:(\w+)/g, '{$1}')]));
+const endpointPath = (name: string): string => ENDPOINT_PATHS.get(name) ?? name;
 
 const requestCount = (n: number) => `${count.format(n)} request${n === 1 ? '' : 's'}`;
 
@@ -67,8 +75,8 @@ function UsageChart({ current, previous, resets }: { current: PeriodUsage; previ
   );
   const labelEvery = Math.ceil(slots / 8);
   const description = resets
-    ? `Requests per day from ${current.from} to ${current.to}, beside the same day of the previous period (${previous?.from} to ${previous?.to}). The tallest bar is ${count.format(top)} or fewer.`
-    : `Requests per day over the last ${current.days.length === 1 ? 'day' : `${current.days.length} days`} of the one-time allowance.`;
+    ? `Requests per Sydney date from ${dateInWords(current.from)} to ${dateInWords(current.to)}, beside the same day of the previous period${previous ? ` (${dateInWords(previous.from)} to ${dateInWords(previous.to)})` : ''}. The tallest bar is ${count.format(top)} or fewer.`
+    : `Requests per Sydney date over the last ${current.days.length === 1 ? 'day' : `${current.days.length} days`} of the one-time allowance.`;
   return (
     <figure class="chart">
       <svg viewBox={`0 0 ${CHART.width} ${CHART.height}`} role="img" aria-labelledby="chart-title chart-desc">
@@ -140,28 +148,29 @@ function CountTable<T extends { requests: number }>({ caption, column, rows, nam
 }
 
 export function UsagePage({ assets, frame, data }: { assets: PageAssets; frame: SignedInFrame; data: UsageData }) {
-  const { current, previous, resets } = data;
+  const { current, previous, resets, quota } = data;
   const periodName = resets ? 'this period' : 'the one-time allowance';
   return (
     <Layout title="Usage" assets={assets} frame={frame}>
       <h1>Usage</h1>
-      <section class="card" aria-labelledby="per-day-heading">
-        <h2 id="per-day-heading">Requests per day</h2>
+      <section class="card" aria-labelledby="quota-heading">
+        <h2 id="quota-heading">{resets ? 'Requests this billing period' : 'Requests of the one-time allowance'}</h2>
         <p class="muted">
           {resets
-            ? `This billing period runs from ${current.from} to ${current.to}. Days are Sydney dates; counts arrive within a few seconds.`
-            : `The ${data.planName} plan's requests are a one-time allowance that never resets, used since ${current.from}. Days are Sydney dates; counts arrive within a few seconds.`}
+            ? `This billing period began on ${dateInWords(current.from)}. The count below is the quota's own, the same as on the Overview page.`
+            : `The ${data.planName} plan's requests are a one-time allowance that never resets, used since ${dateInWords(current.from)} (Sydney date). The count below is the allowance's own, the same as on the Overview page.`}
         </p>
-        <dl class="facts">
-          <dt>{resets ? 'This period' : 'Since sign-up'}</dt>
-          <dd>{requestCount(current.totalRequests)}</dd>
-          {previous && (
-            <>
-              <dt>Previous period</dt>
-              <dd>{requestCount(previous.totalRequests)}</dd>
-            </>
-          )}
-        </dl>
+        <QuotaFacts quota={quota} refused={current.refusedRequests} resets={resets} />
+        {previous && (
+          <dl class="facts">
+            <dt>Previous period</dt>
+            <dd>{`${dateInWords(previous.from)} to ${dateInWords(previous.to)} (Sydney dates): ${requestCount(previous.totalRequests - previous.refusedRequests)} counted, ${count.format(previous.refusedRequests)} refused`}</dd>
+          </dl>
+        )}
+      </section>
+      <section class="card" aria-labelledby="per-day-heading">
+        <h2 id="per-day-heading">Requests per day</h2>
+        <p class="muted">Every answered request, counted or refused, by Sydney date. Requests appear here within a few seconds.</p>
         <UsageChart current={current} previous={previous} resets={resets} />
         <details>
           <summary>The numbers per day</summary>
@@ -169,7 +178,7 @@ export function UsagePage({ assets, frame, data }: { assets: PageAssets; frame: 
             <table>
               <thead>
                 <tr>
-                  <th scope="col">{resets ? 'This period' : 'Day'}</th>
+                  <th scope="col">{resets ? 'This period (Sydney date)' : 'Sydney date'}</th>
                   <th scope="col" class="number">
                     Requests
                   </th>
@@ -186,11 +195,11 @@ export function UsagePage({ assets, frame, data }: { assets: PageAssets; frame: 
               <tbody>
                 {Array.from({ length: Math.max(current.days.length, previous?.days.length ?? 0) }, (_, i) => (
                   <tr key={i}>
-                    <td>{current.days[i]?.day ?? ''}</td>
+                    <td>{current.days[i] ? dateInWords(current.days[i].day) : ''}</td>
                     <td class="number">{current.days[i] ? count.format(current.days[i].requests) : ''}</td>
                     {previous && (
                       <>
-                        <td>{previous.days[i]?.day ?? ''}</td>
+                        <td>{previous.days[i] ? dateInWords(previous.days[i].day) : ''}</td>
                         <td class="number">{previous.days[i] ? count.format(previous.days[i].requests) : ''}</td>
                       </>
                     )}
@@ -202,12 +211,13 @@ export function UsagePage({ assets, frame, data }: { assets: PageAssets; frame: 
         </details>
       </section>
       <section class="card stack" aria-labelledby="breakdown-heading">
-        <h2 id="breakdown-heading">{`Requests of ${periodName}`}</h2>
+        <h2 id="breakdown-heading">{`Requests of ${periodName} by endpoint, key and outcome`}</h2>
         {current.totalRequests === 0 ? (
           <p class="muted">{resets ? "No requests with this account's keys this period yet." : "No requests with this account's keys yet."}</p>
         ) : (
           <>
-            <CountTable caption="By endpoint" column="Endpoint" rows={current.byEndpoint} name={(r) => r.endpoint} />
+            <p class="muted">Every answered request, counted or refused, by Sydney date.</p>
+            <CountTable caption="By endpoint" column="Endpoint" rows={current.byEndpoint} name={(r) => endpointPath(r.endpoint)} />
             <CountTable caption="By key" column="Key" rows={current.byKey} name={(r) => `${r.prefix}_…${r.lastFour}`} />
             <CountTable caption="By outcome" column="Outcome" rows={current.byOutcome} name={(r) => OUTCOME_NAMES[r.outcome] ?? r.outcome} />
           </>

@@ -1,7 +1,7 @@
 // The Webhooks page: the account's subscriptions with their health and recent deliveries, the
 // creation form (the signing secret shown once), Send test, pause and re-activate, and the
 // confirmation before deleting. Plans without webhooks see what a plan with them gives, and no form.
-import { count, Layout, When, type PageAssets, type SignedInFrame } from './pages.js';
+import { count, dateInWords, Layout, When, type PageAssets, type SignedInFrame } from './pages.js';
 
 export interface DeliveryAttempt {
   deliveryId: string;
@@ -53,6 +53,37 @@ export interface WebhooksNotice {
   test?: { url: string; delivered: boolean; responseStatus: number; message: string };
 }
 
+const REACHABLE = 'deliveries go only to servers reachable from the internet';
+
+/**
+ * The API's refusals of a subscription's fields name them as the JSON body does ("url host … is
+ * not a public address"); a person filling in the form reads what is wrong in plain words instead.
+ * A refusal not listed here is shown as it came.
+ */
+const PLAIN_WORDS: [RegExp, (...parts: string[]) => string][] = [
+  [/^url must be at most (\d+) characters$/, (n) => `The URL is too long: it may have at most ${n} characters.`],
+  [/^url must not contain spaces or control characters$/, () => 'The URL cannot contain spaces or invisible characters.'],
+  [/^url must be an absolute https URL$/, () => 'Enter a whole address starting with https://, such as https://example.com/hooks/rates.'],
+  [/^url must use https$/, () => 'The URL must start with https://: deliveries are sent encrypted.'],
+  [/^url must not contain a user name or password$/, () => 'The URL cannot contain a user name or password.'],
+  [/^url host (.+) is not a public address$/, (host) => `${host} is a private or reserved address: ${REACHABLE}.`],
+  [/^url host (.+) is a local name \(.*\)$/, (host) => `${host} is a name inside a local network: ${REACHABLE}.`],
+  [/^url host (.+) resolves to an address that is not public$/, (host) => `${host} leads to a private or reserved address: ${REACHABLE}.`],
+  [/^url host (.+) does not resolve$/, (host) => `No server named ${host} was found: check the address.`],
+  [/^url host (.+) did not resolve within \d+ ms$/, (host) => `Looking up the server ${host} took too long: try again in a moment.`],
+  [/^currencies: AUD is the base currency.*$/, () => 'Leave out AUD: every rate is a price of one Australian dollar, so AUD has no rate of its own.'],
+  [/^currencies: (\S+) appears twice$/, (code) => `${code} is listed twice: list each currency once.`],
+  [/^description must be at most (\d+) characters$/, (n) => `The description is too long: it may have at most ${n} characters.`],
+];
+
+export function inPlainWords(refusal: string): string {
+  for (const [pattern, words] of PLAIN_WORDS) {
+    const match = pattern.exec(refusal);
+    if (match) return words(...match.slice(1));
+  }
+  return refusal;
+}
+
 const EVENT_NAMES = { RATES_PUBLISHED: 'rates.published', RATES_TEST: 'rates.test' } as const;
 
 function Deliveries({ subscription }: { subscription: ListedSubscription }) {
@@ -87,12 +118,12 @@ function Deliveries({ subscription }: { subscription: ListedSubscription }) {
                     <When at={a.attemptedAt} />
                   </td>
                   <td data-label="Event">{EVENT_NAMES[a.event]}</td>
-                  <td data-label="Rate date">{a.rateDate}</td>
+                  <td data-label="Rate date">{dateInWords(a.rateDate)}</td>
                   <td data-label="Attempt" class="number">
                     {a.attempt}
                   </td>
                   <td data-label="Result" class={a.delivered ? '' : 'error'}>
-                    {a.httpStatus !== null ? `HTTP ${a.httpStatus}` : (a.error ?? 'No answer')}
+                    {a.httpStatus !== null ? `HTTP ${a.httpStatus}` : a.error ? inPlainWords(a.error) : 'No answer'}
                   </td>
                   <td data-label="Duration" class="number">{`${count.format(a.durationMs)} ms`}</td>
                   <td data-label="Next retry">{a.nextAttemptAt ? <When at={a.nextAttemptAt} /> : '—'}</td>
@@ -195,7 +226,7 @@ function CreateSubscription({ frame, form, blocked }: { frame: SignedInFrame; fo
           </div>
           {error && (
             <p class="error" role="alert">
-              {error}
+              {inPlainWords(error)}
             </p>
           )}
           <button type="submit">Add subscription</button>
@@ -239,7 +270,9 @@ export function WebhooksPage({
             <li>retries for up to six hours when your receiver is down, and a test delivery whenever you want one;</li>
             <li>each subscription's health and its recent deliveries on this page.</li>
           </ul>
-          <p class="muted">Plans are changed by the operator; contact support to upgrade.</p>
+          <p>
+            <a href="/dashboard/plan#change">{`Compare the plans and ask for ${data.upgrade.name}`}</a>
+          </p>
         </section>
       </Layout>
     );

@@ -25,6 +25,9 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
   enterprise: { name: 'Enterprise', monthlyRequests: 5_000_000, resets: true, apiKeys: 20, historyDays: 'full', timeSeriesDays: 365, webhookSubscriptions: 50 },
 };
 
+/** The monthly price in Australian dollars of SPEC 8's table; null where it is agreed case by case (Enterprise). */
+export const PLAN_PRICES_AUD: Record<Plan, number | null> = { free: 0, starter: 29, professional: 79, business: 299, enterprise: null };
+
 /** Free and Starter hold one key: a new one replaces the old (docs/api.md §3). */
 export function replacesKeyOnCreate(plan: Plan): boolean {
   return PLAN_LIMITS[plan].apiKeys === 1;

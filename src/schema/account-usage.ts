@@ -26,6 +26,8 @@ interface PeriodUsage extends PeriodRange {
   /** the period's last MAX_CHART_DAYS days at most, each with its count (0 when none) */
   days: { day: string; requests: number }[];
   totalRequests: number;
+  /** answered with an error (4xx, 5xx): never counted against the quota (D17) */
+  refusedRequests: number;
   byEndpoint: { endpoint: string; requests: number }[];
   byKey: { keyId: string; prefix: string; lastFour: string; requests: number }[];
   byOutcome: { outcome: Outcome; requests: number }[];
@@ -35,6 +37,9 @@ interface AccountUsage {
   current: PeriodUsage;
   previous: PeriodUsage | null;
 }
+
+/** The outcomes the quota does not count (D17 counts 2xx and 304 only). */
+const isRefusal = (outcome: Outcome) => outcome !== 'SUCCESS' && outcome !== 'NOT_MODIFIED';
 
 /** Adds `requests` to the entry of `key`, made by `make` when it is the first. */
 function tally<T extends { requests: number }>(into: Map<string, T>, key: string, requests: number, make: () => T): void {
@@ -72,6 +77,7 @@ export function summarisePeriod(daily: readonly { day: string; requests: number 
     ...range,
     days,
     totalRequests: [...perDay.values()].reduce((sum, n) => sum + n, 0),
+    refusedRequests: groups.reduce((sum, g) => sum + (g.status !== null && isRefusal(outcomeOf(g.status)) ? g.requests : 0), 0),
     byEndpoint: busiestFirst(byEndpoint),
     byKey: busiestFirst(byKey),
     byOutcome: busiestFirst(byOutcome),
@@ -133,7 +139,10 @@ const PeriodUsageRef = builder.objectRef<PeriodUsage>('PeriodUsage').implement({
   fields: (t) => ({
     from: t.expose('from', { type: 'LocalDate' }),
     to: t.expose('to', { type: 'LocalDate', description: 'The last day, inclusive; the current period’s may be ahead' }),
-    totalRequests: t.exposeInt('totalRequests'),
+    totalRequests: t.exposeInt('totalRequests', { description: 'Every answered request, counted against the quota or refused' }),
+    refusedRequests: t.exposeInt('refusedRequests', {
+      description: 'Requests answered with an error (4xx, 5xx), which the quota does not count; the quota’s own count is Account.quota.used',
+    }),
     days: t.field({ type: [DayCountRef], description: `Each day's requests, 0 included; at most the last ${MAX_CHART_DAYS} days`, resolve: (p) => p.days }),
     byEndpoint: t.field({ type: [EndpointCountRef], description: 'Busiest first', resolve: (p) => p.byEndpoint }),
     byKey: t.field({ type: [KeyCountRef], description: 'Busiest first', resolve: (p) => p.byKey }),

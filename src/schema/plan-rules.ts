@@ -38,8 +38,11 @@ function upgradeFor(plan: Plan, allows: (limits: PlanLimits) => boolean): PlanLi
   return PLAN_LIMITS[found ?? 'enterprise'];
 }
 
-/** A dated request (/{date}, dated /convert, a time series' start) must fall in the plan's history. */
-export function checkHistory(ctx: Context, date: string, what: string): void {
+/**
+ * A dated request (/{date}, dated /convert, a time series' start) must fall in the plan's history.
+ * `what` is the refused thing as the answer names it; `plural` when it takes "are" ("the rates").
+ */
+export function checkHistory(ctx: Context, date: string, what: string, plural = false): void {
   const plan = planOf(ctx.viewer);
   if (plan === null) return;
   const limits = PLAN_LIMITS[plan];
@@ -47,7 +50,7 @@ export function checkHistory(ctx: Context, date: string, what: string): void {
   if (reaches(limits, date, today)) return;
   const upgrade = upgradeFor(plan, (l) => reaches(l, date, today));
   throw new PlanRestrictedError(
-    `The ${limits.name} plan gives ${historyWindow(limits, today)}, so ${what} for ${date} is not included; the ${upgrade.name} plan allows it (${historyWindow(upgrade, today)})`,
+    `The ${limits.name} plan gives ${historyWindow(limits, today)}, so ${what} for ${date} ${plural ? 'are' : 'is'} not included; the ${upgrade.name} plan allows it (${historyWindow(upgrade, today)})`,
   );
 }
 

@@ -76,7 +76,7 @@ builder.queryFields((t) => ({
     },
     authScopes: { datedRates: true },
     resolve: async (_root, { date, having }, ctx) => {
-      checkHistory(ctx, date, 'the rates');
+      checkHistory(ctx, date, 'the rates', true);
       const day = (await ctx.rates.history()).day(date);
       if (!day) throw noDataFor(date);
       if (having && rateIn(day.rates, having) === undefined) throw noDataFor(date, having);

@@ -20,10 +20,10 @@ it('leaves duplicates and AUD to the schema, which names them', () => {
 
 it('refuses unknown codes, unicode and a field longer than 400 characters', () => {
   for (const [text, message] of [
-    ['USD, XYZ', 'XYZ is not a supported code'],
-    ['💶', 'is not a supported code'],
-    ['ＵＳＤ', 'is not a supported code'],
-    ['U$D', 'U$D is not a supported code'],
+    ['USD, XYZ', 'XYZ is not a currency the service publishes'],
+    ['💶', 'is not a currency the service publishes'],
+    ['ＵＳＤ', 'is not a currency the service publishes'],
+    ['U$D', 'U$D is not a currency the service publishes'],
     ['USD '.repeat(101), 'at most 400 characters'],
     ['x'.repeat(10 * 1024), 'at most 400 characters'],
   ] as const) {
@@ -33,5 +33,5 @@ it('refuses unknown codes, unicode and a field longer than 400 characters', () =
 });
 
 it('names at most 12 characters of an unknown code', () => {
-  expect(() => parseCurrencyList('y'.repeat(300))).toThrow(`${'Y'.repeat(12)} is not a supported code`);
+  expect(() => parseCurrencyList('y'.repeat(300))).toThrow(`${'Y'.repeat(12)} is not a currency the service publishes`);
 });

@@ -1,7 +1,7 @@
 // The overview page: the account, its plan's limits, this period's count with the same numbers as
 // the X-RateLimit-* headers, and the data's freshness.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Browser, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
+import { Browser, pageText, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
 
 let t: DashboardApp;
 beforeAll(async () => {
@@ -24,7 +24,7 @@ it('shows the period count, remaining and reset date the API headers give', asyn
   const browser = new Browser(t);
   await browser.signIn(t, 'Counting@example.com');
   const html = await (await browser.get('/dashboard')).text();
-  expect(fact(html, 'Plan')).toBe('Starter');
+  expect(fact(html, 'Plan')).toBe('Starter (<a href="/dashboard/plan">compare plans or ask for another</a>)');
   expect(fact(html, 'Used')).toBe('3');
   expect(fact(html, 'Remaining')).toBe(Number(headers!.get('x-ratelimit-remaining-monthly')).toLocaleString('en-AU'));
   expect(fact(html, 'Remaining')).toBe('4,997');
@@ -33,7 +33,7 @@ it('shows the period count, remaining and reset date the API headers give', asyn
   expect(fact(html, 'Requests')).toBe('5,000 a month');
   expect(fact(html, 'Historical rates')).toBe('The last 30 days');
   expect(fact(html, 'Time series')).toBe('Up to 7 days');
-  expect(fact(html, 'Newest rates')).toBe('2026-05-11');
+  expect(fact(html, 'Newest rates')).toBe('<time datetime="2026-05-11">11 May 2026</time>');
   expect(fact(html, 'Service')).toBe('Operational');
 });
 
@@ -76,5 +76,42 @@ it('counts a stored count of an earlier period as 0 in the new one', async () =>
   const html = await (await browser.get('/dashboard')).text();
   expect(fact(html, 'Used')).toBe('0');
   expect(fact(html, 'Remaining')).toBe('50,000');
+  t.setNow('2026-05-12T03:00:00Z');
+});
+
+/** A fragment's text as a person reads it: the spaces the tags leave before punctuation taken out. */
+const words = (html: string) =>
+  pageText(html)
+    .trim()
+    .replace(/ ([;.,])/g, '$1');
+
+it('says in words when new rates are due, and when they are late, with the zone of every time', async () => {
+  const browser = new Browser(t);
+  await browser.signIn(t, 'freshness@example.com');
+  const at = async (iso: string) => {
+    t.setNow(iso);
+    return (await browser.get('/dashboard')).text();
+  };
+  // 13:00 in Sydney: the rates of the 11th are the newest, the 12th's are due at 16:00
+  let html = await at('2026-05-12T03:00:00Z');
+  expect(words(fact(html, 'New rates'))).toBe('Due 12 May 2026 at 16:00 Sydney time');
+  expect(fact(html, 'New rates')).toContain('datetime="2026-05-12T06:00:00.000Z" title="12 May 2026 at 06:00 UTC"');
+  expect(words(fact(html, 'Newest rates'))).toBe('11 May 2026');
+  expect(html).not.toContain('The rates are late');
+  // 17:00: due an hour ago, not late yet
+  html = await at('2026-05-12T07:00:00Z');
+  expect(words(fact(html, 'New rates'))).toBe("Were due 12 May 2026 at 16:00 Sydney time; the Reserve Bank's rates usually arrive within two hours of that");
+  expect(fact(html, 'Service')).toBe('Operational');
+  // 19:00: more than two hours late
+  html = await at('2026-05-12T09:00:00Z');
+  expect(words(fact(html, 'New rates'))).toBe('Were due 12 May 2026 at 16:00 Sydney time and have not arrived');
+  expect(fact(html, 'Service')).toBe('Degraded');
+  const text = words(html);
+  expect(text).toContain(
+    'The rates are late: new rates were due 12 May 2026 at 16:00 Sydney time and have not arrived. Until they do, the API answers with the newest rates it has, from 11 May 2026, and marks those answers as late.',
+  );
+  expect(text).not.toMatch(/X-[A-Z][A-Za-z-]+/);
+  // every time on the page names its zone
+  for (const time of html.match(/<time [^>]*>[^<]*<\/time>/g)!) expect(time).toMatch(/Sydney time<\/time>$|datetime="\d{4}-\d\d-\d\d">[^<]+<\/time>$/);
   t.setNow('2026-05-12T03:00:00Z');
 });

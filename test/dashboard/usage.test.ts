@@ -52,9 +52,10 @@ it("charts this period's days beside the previous period's, and splits this peri
   expect(response.status).toBe(200);
   const html = await response.text();
   const text = pageText(html);
-  expect(text).toContain('This billing period runs from 2026-05-05 to 2026-06-04.');
-  expect(text).toContain('This period 7 requests');
-  expect(text).toContain('Previous period 11 requests');
+  expect(text).toContain('This billing period began on 5 May 2026.');
+  // the quota's own count (the 2 rows written by hand above are not the quota's), the refused apart
+  expect(text).toContain('Used 4 Remaining 49,996 Limit 50,000 Resets 5 June 2026 at 10:00 Sydney time Refused, not counted 3 ');
+  expect(text).toContain('Previous period 5 April 2026 to 4 May 2026 (Sydney dates): 11 requests counted, 0 refused');
   // the chart: an image with a title and a description, one titled bar per day and period
   expect(html).toMatch(/<svg viewBox="0 0 640 220" role="img" aria-labelledby="chart-title chart-desc">/);
   expect(html).toContain('<title id="chart-title">Requests per day</title>');
@@ -65,10 +66,10 @@ it("charts this period's days beside the previous period's, and splits this peri
   expect(html.match(/<rect class="bar current"/g)).toHaveLength(31);
   expect(html.match(/<rect class="bar previous"/g)).toHaveLength(30);
   // the same numbers as a table
-  expect(text).toContain('2026-05-12 5 2026-04-12 0');
-  expect(text).toContain('2026-05-05 0 2026-04-05 7');
+  expect(text).toContain('12 May 2026 5 12 April 2026 0');
+  expect(text).toContain('5 May 2026 0 5 April 2026 7');
   // this period's breakdowns, busiest first
-  expect(text).toMatch(/By endpoint Endpoint Requests Latest 6 Convert 1 /);
+  expect(text).toMatch(/By endpoint Endpoint Requests \/latest 6 \/convert 1 /);
   const [firstPrefix, secondPrefix] = [first, second].map((k) => `${k.split('_')[0]}_…${k.slice(-4)}`);
   expect(text).toContain(`By key Key Requests ${firstPrefix} 5 ${secondPrefix} 2 `);
   expect(text).toContain('By outcome Outcome Requests Success (2xx) 4 Rate limited (429) 2 Client error (4xx) 1 ');
@@ -83,10 +84,11 @@ it("shows Free's one-time allowance since sign-up, with no previous period", asy
   const html = await (await browser.get('/dashboard/usage')).text();
   const text = pageText(html);
   expect(text).toContain("The Free plan's requests are a one-time allowance that never resets");
-  expect(text).toContain('Since sign-up 1 request');
+  expect(text).toContain('used since 12 May 2026 (Sydney date)');
+  expect(text).toContain('Used 1 Remaining 299 Limit 300 Resets Never: the Free allowance is used once Refused, not counted 0 ');
   expect(text).not.toContain('Previous period');
   expect(html).toContain('<title>Requests, 12 May: 1 request</title>');
-  expect(text).toContain('By endpoint Endpoint Requests Latest 1');
+  expect(text).toContain('By endpoint Endpoint Requests /latest 1');
 });
 
 it('says so when nothing was requested, and sends a signed-out visitor to sign in', async () => {
@@ -96,4 +98,17 @@ it('says so when nothing was requested, and sends a signed-out visitor to sign i
   const anonymous = await new Browser(t).get('/dashboard/usage');
   expect(anonymous.status).toBe(303);
   expect(anonymous.headers.get('location')).toBe('/dashboard');
+});
+
+it('names each endpoint by the path a customer calls, not by an internal name', async () => {
+  const email = 'paths@example.com';
+  const key = await t.createKey('professional', email);
+  for (const path of ['/2026-05-11', '/2026-05-11/USD', '/latest/USD', '/timeseries?start_date=2026-05-01&end_date=2026-05-11&symbols=USD']) {
+    expect((await t.request(path, { key })).status, path).toBe(200);
+  }
+  await t.app.usage.flush();
+  const text = pageText(await (await signedIn(email)).get('/dashboard/usage').then((r) => r.text()));
+  const byEndpoint = /By endpoint Endpoint Requests (.*?) By key/.exec(text)![1]!;
+  expect(byEndpoint.split(/ (?=\/)/).sort()).toEqual(['/timeseries 1', '/{date} 1', '/{date}/{currency} 1', '/latest/{currency} 1'].sort());
+  expect(text).not.toMatch(/RateDay|LatestCurrency|TimeSeries/);
 });

@@ -95,7 +95,9 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
     expect(receiver.deliveries).toHaveLength(1);
     expect(receiver.deliveries[0]!.signatureValid).toBe(true);
     expect(receiver.deliveries[0]!.json.event).toBe('rates.test');
-    expect(text).toMatch(/Recent deliveries \(1\) When Event Rate date Attempt Result Duration Next retry .+ UTC rates\.test 2026-05-12 1 HTTP 200 \d+ ms —/);
+    expect(text).toMatch(
+      /Recent deliveries \(1\) When Event Rate date Attempt Result Duration Next retry .+ Sydney time rates\.test 12 May 2026 1 HTTP 200 \d+ ms —/,
+    );
 
     receiver.behave('/tested', { status: 500 });
     const failed = pageText(await (await browser.post('/dashboard/webhooks/test', { csrf, id })).text());
@@ -118,7 +120,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
     }
     const failing = pageText(await (await browser.get('/dashboard/webhooks')).text());
     expect(failing).toContain('Status Failing (1 in a row)');
-    expect(failing).toMatch(/rates\.published 2026-05-13 1 HTTP 503 \d+ ms 13 May 2026 at 07:01 UTC/);
+    expect(failing).toMatch(/rates\.published 13 May 2026 1 HTTP 503 \d+ ms 13 May 2026 at 17:01 Sydney time/);
 
     expect((await browser.post('/dashboard/webhooks/active', { csrf, id, active: 'false' })).status).toBe(303);
     const paused = pageText(await (await browser.get('/dashboard/webhooks')).text());
@@ -218,20 +220,20 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
   it('refuses bad creation fields with the reason and the form kept, storing nothing', async () => {
     const { browser, email, csrf } = await signedIn('professional');
     const cases: [Record<string, string>, RegExp][] = [
-      [{ url: '' }, /url must be an absolute https URL/],
-      [{ url: 'not a url' }, /url must not contain spaces/],
-      [{ url: 'http://example.com/hook' }, /url must use https/],
-      [{ url: `https://example.com/${'x'.repeat(10 * 1024)}` }, /url must be at most 2048 characters/],
-      [{ url: 'https://user:pass@example.com/' }, /user name or password/],
-      [{ url: 'https://bücher.例え.テスト/hook' }, /url host .+ does not resolve/],
-      [{ url: 'https://a\u0000b.example/' }, /cannot be stored|control characters/],
-      [{ url: receiver.url('/x'), currencies: 'USD, XYZ' }, /XYZ is not a supported code/],
-      [{ url: receiver.url('/x'), currencies: 'usd USD' }, /USD appears twice/],
-      [{ url: receiver.url('/x'), currencies: 'AUD' }, /AUD is the base currency/],
-      [{ url: receiver.url('/x'), currencies: '💶' }, /is not a supported code/],
-      [{ url: receiver.url('/x'), currencies: 'USD '.repeat(2600) }, /at most 400 characters/],
-      [{ url: receiver.url('/x'), description: 'é'.repeat(201) }, /description must be at most 200 characters/],
-      [{ url: receiver.url('/x'), description: 'd'.repeat(10 * 1024) }, /description must be at most 200 characters/],
+      [{ url: '' }, /Enter a whole address starting with https:\/\//],
+      [{ url: 'not a url' }, /The URL cannot contain spaces/],
+      [{ url: 'http://example.com/hook' }, /The URL must start with https:\/\//],
+      [{ url: `https://example.com/${'x'.repeat(10 * 1024)}` }, /The URL is too long: it may have at most 2048 characters/],
+      [{ url: 'https://user:pass@example.com/' }, /The URL cannot contain a user name or password/],
+      [{ url: 'https://bücher.例え.テスト/hook' }, /No server named .+ was found: check the address/],
+      [{ url: 'https://a\u0000b.example/' }, /cannot be stored|invisible characters/],
+      [{ url: receiver.url('/x'), currencies: 'USD, XYZ' }, /XYZ is not a currency the service publishes/],
+      [{ url: receiver.url('/x'), currencies: 'usd USD' }, /USD is listed twice/],
+      [{ url: receiver.url('/x'), currencies: 'AUD' }, /Leave out AUD/],
+      [{ url: receiver.url('/x'), currencies: '💶' }, /is not a currency the service publishes/],
+      [{ url: receiver.url('/x'), currencies: 'USD '.repeat(2600) }, /may have at most 400 characters/],
+      [{ url: receiver.url('/x'), description: 'é'.repeat(201) }, /The description is too long/],
+      [{ url: receiver.url('/x'), description: 'd'.repeat(10 * 1024) }, /The description is too long/],
       [{ url: receiver.url('/x'), description: 'nul\u0000here' }, /cannot be stored/],
     ];
     for (const [fields, reason] of cases) {
@@ -240,6 +242,8 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
       const label = JSON.stringify(fields).slice(0, 60);
       expect(response.status, label).toBe(400);
       expect(pageText(html), label).toMatch(reason);
+      // the API's wording of the field ("url must …", "currencies: …") is not the form's
+      expect(pageText(html), label).not.toMatch(/\burl (must|host)\b|currencies:|description must/);
       expect(html, label).toContain('<form method="post" action="/dashboard/webhooks"');
       expect(html, label).not.toContain('whsec_');
     }

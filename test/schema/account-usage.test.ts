@@ -71,6 +71,8 @@ describe('summarisePeriod', () => {
       { day: '2026-05-08', requests: 0 },
     ]);
     expect(usage.totalRequests).toBe(10);
+    // the 429s and the 404: what the quota never counts
+    expect(usage.refusedRequests).toBe(3);
     expect(usage.byEndpoint).toEqual([
       { endpoint: 'Latest', requests: 8 },
       { endpoint: 'Convert', requests: 2 },
