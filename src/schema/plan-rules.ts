@@ -101,7 +101,7 @@ export function checkPeriodAverages(ctx: Context, start: string, end: string): v
     const today = sydneyDate(ctx.services.clock());
     const upgrade = upgradeFor(plan, (l) => reaches(l, start, today));
     throw new PlanRestrictedError(
-      `The ${limits.name} plan has no period averages; the ${upgrade.name} plan gives them for ranges within ${historyWindow(upgrade, today)}`,
+      `The ${limits.name} plan has no period averages; the ${upgrade.name} plan gives them for this period (${historyWindow(upgrade, today)})`,
     );
   }
   checkHistory(ctx, start, 'period averages starting');
