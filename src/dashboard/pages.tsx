@@ -9,7 +9,7 @@ export interface SignedInFrame {
   email: string;
   status: AccountStatus;
   csrfToken: string;
-  current: 'overview' | 'keys' | 'usage' | 'webhooks';
+  current: 'overview' | 'keys' | 'usage' | 'webhooks' | 'reports';
 }
 
 export interface PageAssets {
@@ -47,6 +47,9 @@ export function Layout({ title, assets, frame, children }: { title: string; asse
                   </a>
                   <a href="/dashboard/webhooks" aria-current={frame.current === 'webhooks' ? 'page' : undefined}>
                     Webhooks
+                  </a>
+                  <a href="/dashboard/reports" aria-current={frame.current === 'reports' ? 'page' : undefined}>
+                    Reports
                   </a>
                 </nav>
                 <span class="muted">{frame.email}</span>
