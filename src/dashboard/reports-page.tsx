@@ -52,7 +52,7 @@ function Figures({ averages, period }: { averages: PeriodAverages; period: strin
         </h2>
         {!averages.complete && <p class="banner">This period is still running: the figures cover the rate days published so far.</p>}
         <div class="table-scroll">
-          <table>
+          <table class="figures">
             <caption>Per currency, units that 1 AUD buys</caption>
             <thead>
               <tr>
@@ -104,7 +104,7 @@ function Figures({ averages, period }: { averages: PeriodAverages; period: strin
       <section class="card" aria-labelledby="months-title">
         <h2 id="months-title">Month by month</h2>
         <div class="table-scroll">
-          <table>
+          <table class="figures">
             <caption>Average of each month</caption>
             <thead>
               <tr>
