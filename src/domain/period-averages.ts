@@ -6,9 +6,9 @@
 //
 // The whole history is in memory (RateHistory). Each code's values are kept a second time, once
 // per history, as scaled integers with running sums: the sum over any range is one subtraction of
-// two exact BigInts, and only the lowest and highest need a walk over the range, on plain numbers.
+// two exact BigInts, the mean one exact integer division, and only the lowest and highest need a
+// walk over the range, on plain numbers.
 import { addDays } from './calendar.js';
-import { Dec } from './decimal.js';
 import { rateIn, type RateHistory } from './rate-history.js';
 
 export interface DateRange {
@@ -145,6 +145,22 @@ function columnOf(history: RateHistory, code: string): Column {
   return column;
 }
 
+const MEAN_PLACES = 6;
+
+/**
+ * The exact mean of `count` values whose sum is `sum` × 10^-places, rounded half away from zero
+ * (the values are positive: half up) to 6 dp, as the shortest decimal text: integer division of
+ * exact integers, so the rational is never approximated before its one rounding.
+ */
+function meanOf(sum: bigint, places: number, count: number): string {
+  const numerator = places <= MEAN_PLACES ? sum * 10n ** BigInt(MEAN_PLACES - places) : sum;
+  const denominator = BigInt(count) * (places <= MEAN_PLACES ? 1n : 10n ** BigInt(places - MEAN_PLACES));
+  const quotient = numerator / denominator + (2n * (numerator % denominator) >= denominator ? 1n : 0n);
+  const text = quotient.toString().padStart(MEAN_PLACES + 1, '0');
+  const fraction = text.slice(-MEAN_PLACES).replace(/0+$/, '');
+  return fraction === '' ? text.slice(0, -MEAN_PLACES) : `${text.slice(0, -MEAN_PLACES)}.${fraction}`;
+}
+
 /** The figures of one code over the days [start, end) of the history; null when none has a value. */
 function figuresOf(history: RateHistory, column: Column, code: string, start: number, end: number): AverageFigures | null {
   const count = column.counts[end]! - column.counts[start]!;
@@ -161,12 +177,10 @@ function figuresOf(history: RateHistory, column: Column, code: string, start: nu
     if (value < values[low]!) low = i;
     else if (value > values[high]!) high = i;
   }
-  const sum = column.sums[end]! - column.sums[start]!;
-  const divisor = new Dec(10).pow(column.places).times(count);
   const { days } = history;
   const valueOn = (i: number) => rateIn(days[i]!.rates, code)!;
   return {
-    mean: new Dec(sum.toString()).dividedBy(divisor).toDecimalPlaces(6).toFixed(),
+    mean: meanOf(column.sums[end]! - column.sums[start]!, column.places, count),
     days: count,
     first_date: days[first]!.date,
     last_date: days[last]!.date,
