@@ -80,6 +80,26 @@ function convertPaths(count: number): string[] {
   return paths;
 }
 
+/** `/averages`: a custom range from a stored day, 0 to 365 days long, every code or 1 to 3 symbols, by month now and then. */
+function averagesPaths(count: number): string[] {
+  const random = seededRandom(4);
+  return Array.from({ length: count }, () => {
+    const start = pick(random, HISTORY_DAYS).date;
+    const end = addDays(start, between(random, 0, 365));
+    const symbols =
+      between(random, 0, 3) === 0
+        ? ''
+        : `&symbols=${[...new Set(Array.from({ length: between(random, 1, 3) }, () => pick(random, PUBLISHED_CODES)))].join(',')}`;
+    return `/averages?start_date=${start}&end_date=${end}${symbols}${between(random, 0, 4) === 0 ? '&interval=month' : ''}`;
+  });
+}
+
+/** The newest financial year (1 July to 30 June) that ends on or before `date`: `FY2025`. */
+function financialYearBefore(date: string): string {
+  const year = Number(date.slice(0, 4));
+  return `FY${date.slice(5) >= '06-30' ? year : year - 1}`;
+}
+
 /** One of each in turn: `/{date}`, `/timeseries`, dated `/convert`. */
 function mixedPaths(count: number): string[] {
   const each = Math.ceil(count / 3);
@@ -142,10 +162,17 @@ export function targetsFor(info: ServersInfo): Target[] {
       headers: keyed,
       check: (body) => expect(body.success === true && typeof body.result === 'number' && body.free === undefined, 'unexpected /convert body'),
     },
+    {
+      name: '/averages FY, every code (keyed)',
+      url: `${info.serviceUrl}/averages?period=${financialYearBefore(info.lastDate)}`,
+      headers: keyed,
+      check: (body) => expect(Object.keys(body.rates ?? {}).length >= 19, `averages has ${Object.keys(body.rates ?? {}).length} codes`),
+    },
     varied('/{date} varied (keyed)', datePaths(VARIED_REQUESTS)),
     varied('/timeseries varied (keyed)', timeseriesPaths(VARIED_REQUESTS)),
     varied('/convert dated varied (keyed)', convertPaths(VARIED_REQUESTS)),
     varied('mix of the three varied (keyed)', mixedPaths(VARIED_REQUESTS)),
+    varied('/averages custom ranges varied (keyed)', averagesPaths(VARIED_REQUESTS)),
   ];
 }
 

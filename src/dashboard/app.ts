@@ -36,6 +36,9 @@ import {
 import { parseCurrencyList } from './currency-list.js';
 import { UsagePage, type UsageData } from './usage-page.js';
 import { PlanPage, type PlanChangeContact } from './plan-page.js';
+import { Reports, type RunAverages } from './reports.js';
+import { ReportsPage } from './reports-page.js';
+import { AVERAGES, averagesCsv } from '../rest/averages.js';
 import { DeleteSubscriptionPage, WebhooksPage, type CreateForm, type WebhooksData, type WebhooksNotice } from './webhooks-page.js';
 
 export interface DashboardOptions {
@@ -244,6 +247,7 @@ const DOCUMENTS = {
   testWebhook: graphql('mutation($id: Text!) { testWebhookSubscription(id: $id) { delivered responseStatus message } }'),
   setWebhookActive: graphql('mutation($id: Text!, $isActive: Boolean!) { setWebhookSubscriptionActive(id: $id, isActive: $isActive) { id } }'),
   deleteWebhook: graphql('mutation($id: Text!) { deleteWebhookSubscription(id: $id) }'),
+  averages: AVERAGES,
 };
 type Operation = keyof typeof DOCUMENTS;
 type DataOf<O extends Operation> = ResultOf<(typeof DOCUMENTS)[O]>;
@@ -390,6 +394,12 @@ export function createDashboardApp({ schema, services, trustedProxies, logger, p
     return { session: checkCsrf(req, form), form };
   }
 
+  const reports = new Reports(services, logger);
+  const runAverages =
+    (session: SessionViewer): RunAverages =>
+    (variables) =>
+      run('averages', variables, session);
+
   type Handler = (req: DashboardRequest) => Promise<Response>;
   const routes: Record<string, Partial<Record<'GET' | 'POST', Handler>>> = {
     '/dashboard': {
@@ -527,6 +537,21 @@ export function createDashboardApp({ schema, services, trustedProxies, logger, p
         const { session, form } = await signedInForm(req);
         await run('deleteWebhook', { id: form.get('id') ?? '' }, session);
         return redirect('/dashboard/webhooks');
+      },
+    },
+    '/dashboard/reports': {
+      GET: async (req) => {
+        const session = signedIn(req);
+        const { status, data } = await reports.page(session, req.url.searchParams, runAverages(session));
+        return page(status, ReportsPage({ assets: ASSETS, frame: frameOf(req, session.account, 'reports'), data }));
+      },
+    },
+    '/dashboard/reports/csv': {
+      GET: async (req) => {
+        const session = signedIn(req);
+        const { period, averages } = await reports.csv(session, req.url.searchParams, runAverages(session));
+        const csv = averagesCsv(period, averages);
+        return new Response([...csv.rows()].join(''), { headers: { ...csv.headers(), 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' } });
       },
     },
     '/dashboard/plan': {

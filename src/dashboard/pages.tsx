@@ -10,7 +10,7 @@ export interface SignedInFrame {
   email: string;
   status: AccountStatus;
   csrfToken: string;
-  current: 'overview' | 'keys' | 'usage' | 'webhooks' | 'plan';
+  current: 'overview' | 'keys' | 'usage' | 'webhooks' | 'reports' | 'plan';
 }
 
 export interface PageAssets {
@@ -50,6 +50,9 @@ export function Layout({ title, assets, frame, children }: { title: string; asse
                   </a>
                   <a href="/dashboard/webhooks" aria-current={frame.current === 'webhooks' ? 'page' : undefined}>
                     Webhooks
+                  </a>
+                  <a href="/dashboard/reports" aria-current={frame.current === 'reports' ? 'page' : undefined}>
+                    Reports
                   </a>
                   <a href="/dashboard/plan" aria-current={frame.current === 'plan' ? 'page' : undefined}>
                     Plan

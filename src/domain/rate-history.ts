@@ -153,8 +153,23 @@ export class RateHistory {
 
   /** The stored days in [from, to], ascending. */
   between(from: string, to: string): readonly RateDay[] {
-    if (from > to) return [];
-    return this.days.slice(lowerBound(this.dates, from), upperBound(this.dates, to));
+    const { start, end } = this.indexesBetween(from, to);
+    return this.days.slice(start, end);
+  }
+
+  /** The indexes in `days` of the stored days in [from, to]: [start, end). */
+  indexesBetween(from: string, to: string): { start: number; end: number } {
+    if (from > to) return { start: 0, end: 0 };
+    return { start: lowerBound(this.dates, from), end: upperBound(this.dates, to) };
+  }
+
+  /** The oldest day on or after `onOrAfter` on which `code` (any code when null) has a rate. */
+  oldestWith(code: string | null, onOrAfter: string): RateDay | undefined {
+    for (let i = lowerBound(this.dates, onOrAfter); i < this.days.length; i++) {
+      const day = this.days[i]!;
+      if (code === null || rateIn(day.rates, code) !== undefined) return day;
+    }
+    return undefined;
   }
 
   /** The newest day on or before `onOrBefore` on which every one of `codes` has a rate. */

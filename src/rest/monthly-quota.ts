@@ -63,8 +63,8 @@ export class MonthlyQuota {
     this.unanswered = new UnansweredGrants(db, options.logger);
   }
 
-  /** One unit for this request, or a 429 `rate_limit_exceeded`; returns the quota headers. */
-  async take(viewer: ApiKeyViewer): Promise<Record<string, string>> {
+  /** One unit for this request (a key's, or a dashboard view's), or a 429 `rate_limit_exceeded`; returns the quota headers. */
+  async take(viewer: Pick<ApiKeyViewer, 'accountId' | 'plan' | 'billingDay'>): Promise<Record<string, string>> {
     const plan = PLAN_LIMITS[viewer.plan];
     const now = this.clock();
     const period = plan.resets ? this.periodOf(viewer.billingDay, now) : null;

@@ -12,6 +12,9 @@ import { JsonFields } from './body.js';
 import type { RefusalCode } from '../http/error-status.js';
 import * as Schemas from './openapi/schemas.js';
 import { CsvBody, csvRow } from './csv.js';
+import { BadRequestError } from '../errors.js';
+import { namedPeriod } from '../domain/period-averages.js';
+import { AVERAGES, averagesCsv, averagesJson } from './averages.js';
 import { QueryParams, checkBase, parseAmount, parseCode, parseCodeList, parseDate } from './params.js';
 
 export interface RouteRequest {
@@ -108,13 +111,23 @@ interface DayData {
   rates: RateValues;
 }
 
-const ratesBody = (day: DayData): Json => ({
+/** The body of /latest and /{date}; with `fallback` (D38), `requested_date` echoes the date asked for. */
+const ratesBody = (day: DayData, req?: RouteRequest): Json => ({
   success: true,
   timestamp: day.timestamp,
   base: 'AUD',
   date: day.date,
+  requested_date: req?.search.has('fallback') ? req.params.date : undefined,
   rates: ratesJson(day.rates),
 });
+
+/** D38: `fallback` of /{date} and /{date}/{currency}, the only parameter they take. */
+function fallbackOf(search: URLSearchParams): 'previous' | 'next' | null {
+  const fallback = new QueryParams(search, ['fallback']).optional('fallback');
+  if (fallback === undefined) return null;
+  if (fallback === 'previous' || fallback === 'next') return fallback;
+  throw new BadRequestError(`Invalid fallback '${fallback.slice(0, 40)}': use previous or next, or leave it out for exactly that date`);
+}
 
 /** `symbols` and `base` of /latest and /timeseries. */
 function symbolsAndBase(params: QueryParams) {
@@ -131,6 +144,36 @@ function dateRange(search: URLSearchParams) {
   return { start, end, codes: symbolsAndBase(params) };
 }
 
+/**
+ * The query of /averages (D37): exactly one of `period` (five forms, any case) or
+ * `start_date`+`end_date`; `symbols`, `base`, and `interval=month`. Syntax only: the range's length
+ * and direction are the core's rules.
+ */
+function averagesQuery(search: URLSearchParams) {
+  const params = new QueryParams(search, ['period', 'start_date', 'end_date', 'symbols', 'base', 'interval']);
+  const periodText = params.optional('period');
+  const custom = params.optional('start_date') !== undefined || params.optional('end_date') !== undefined;
+  if ((periodText === undefined) === !custom) {
+    throw new BadRequestError('Give either period (such as FY2025, 2024, 2025-H1, 2025-Q3 or 2025-06) or start_date and end_date, not both');
+  }
+  let period: string | null = null;
+  let range: { start: string; end: string };
+  if (periodText !== undefined) {
+    const named = namedPeriod(periodText);
+    if (!named) {
+      throw new BadRequestError(
+        `Invalid period '${periodText.slice(0, 40)}': use YYYY, FYYYYY (the financial year ending 30 June), YYYY-H1 or H2, YYYY-Q1 to Q4, or YYYY-MM`,
+      );
+    }
+    ({ name: period, ...range } = named);
+  } else {
+    range = { start: parseDate(params.required('start_date'), 'start_date'), end: parseDate(params.required('end_date'), 'end_date') };
+  }
+  const interval = params.optional('interval');
+  if (interval !== undefined && interval !== 'month') throw new BadRequestError(`Invalid interval '${interval.slice(0, 40)}': the only interval is month`);
+  return { period, variables: { ...range, codes: symbolsAndBase(params), byMonth: interval !== undefined } };
+}
+
 /** Exact decimal strings written as JSON numbers. */
 const rawNumbers = (decimals: Record<string, string>): Record<string, RawJson> =>
   Object.fromEntries(Object.entries(decimals).map(([name, value]) => [name, new RawJson(value)]));
@@ -145,6 +188,7 @@ const RANGE_PARAMS: readonly ParameterDoc[] = [
   SYMBOLS_PARAM,
   BASE_PARAM,
 ];
+const FALLBACK_PARAM: ParameterDoc = { name: 'fallback', in: 'query', schema: Schemas.FallbackParam };
 const SUBSCRIPTION_ID: ParameterDoc = { name: 'id', in: 'path', required: true, schema: Schemas.Param.id };
 
 const SUBSCRIPTIONS = '/api/webhook-subscriptions';
@@ -472,23 +516,21 @@ export const routes: readonly Route[] = [
     paramPatterns: { date: DATE_SEGMENT },
     auth: 'key',
     document: graphql(`
-      query RateDay($date: LocalDate!) {
-        rateDay(date: $date) {
+      query RateDay($date: LocalDate!, $fallback: RateFallback) {
+        rateDay(date: $date, fallback: $fallback) {
           date
           timestamp
           rates
         }
       }
     `),
-    variables: (req) => {
-      new QueryParams(req.search, NO_QUERY);
-      return { date: parseDate(req.params.date!, 'the path') };
-    },
-    respond: (data) => ({ body: ratesBody(data.rateDay) }),
+    variables: (req) => ({ date: parseDate(req.params.date!, 'the path'), fallback: fallbackOf(req.search) }),
+    respond: (data, req) => ({ body: ratesBody(data.rateDay, req) }),
     doc: {
       summary: 'The rates of one date',
-      description: 'Exactly that date: a weekend, a holiday or a day the RBA did not publish is 404 (D7).',
-      parameters: [{ name: 'date', in: 'path', required: true, schema: Schemas.Param.date }],
+      description:
+        "Exactly that date: a weekend, a holiday or a day the RBA did not publish is 404 (D7), unless `fallback` asks for the nearest rate day before or after it. The plan's history window applies to the date asked for and to the day used.",
+      parameters: [{ name: 'date', in: 'path', required: true, schema: Schemas.Param.date }, FALLBACK_PARAM],
       response: Schemas.RatesResponse,
       errors: ['plan_restricted', 'not_found'],
       example: {
@@ -533,8 +575,8 @@ export const routes: readonly Route[] = [
     paramPatterns: { date: DATE_SEGMENT },
     auth: 'key',
     document: graphql(`
-      query RateDayCurrency($date: LocalDate!, $code: CurrencyCode!) {
-        rateDay(date: $date, having: $code) {
+      query RateDayCurrency($date: LocalDate!, $code: CurrencyCode!, $fallback: RateFallback) {
+        rateDay(date: $date, having: $code, fallback: $fallback) {
           date
           timestamp
           rates(codes: [$code])
@@ -542,15 +584,16 @@ export const routes: readonly Route[] = [
       }
     `),
     variables: (req) => {
-      new QueryParams(req.search, NO_QUERY);
-      return { date: parseDate(req.params.date!, 'the path'), code: parseCode(req.params.currency!, 'the path') };
+      const fallback = fallbackOf(req.search);
+      return { date: parseDate(req.params.date!, 'the path'), code: parseCode(req.params.currency!, 'the path'), fallback };
     },
-    respond: (data) => ({ body: ratesBody(data.rateDay) }),
+    respond: (data, req) => ({ body: ratesBody(data.rateDay, req) }),
     doc: {
       summary: 'The rate of one currency on one date',
       parameters: [
         { name: 'date', in: 'path', required: true, schema: Schemas.Param.date },
         { name: 'currency', in: 'path', required: true, schema: Schemas.Param.code },
+        FALLBACK_PARAM,
       ],
       response: Schemas.RatesResponse,
       errors: ['plan_restricted', 'not_found'],
@@ -687,6 +730,51 @@ export const routes: readonly Route[] = [
       parameters: [SUBSCRIPTION_ID],
       response: Schemas.TestDeliveryResponse,
       errors: ['not_found', 'webhooks_not_available'],
+    },
+    cacheControl: 'no-store',
+  }),
+  defineRoute({
+    name: 'Averages',
+    method: 'GET',
+    cacheable: true,
+    rates: true,
+    path: '/averages',
+    auth: 'key',
+    document: AVERAGES,
+    variables: (req) => averagesQuery(req.search).variables,
+    respond: (data, req) => ({ body: averagesJson(averagesQuery(req.search).period, data.periodAverages) }),
+    csv: (data, req) => averagesCsv(averagesQuery(req.search).period, data.periodAverages),
+    doc: {
+      summary: 'Period averages: the figures accountants file',
+      description:
+        "Per code, over the rate days of the period that carry a value: the mean (exact, rounded half away from zero to 6 places), the number of days, the first and last of them, the rate on the last (the nearest actual rate at the period's end), the lowest and the highest. Give exactly one of `period` or `start_date` and `end_date` (at most 365 days apart). Starter keys reach periods inside their 30-day history window; Professional and above any period from 2018; Free none. A code without a value in the period is left out; a period without any rate day is 404. With `Accept: text/csv` the answer is a CSV file: a header row `code,mean,days,first_date,last_date,end_rate,min,max` and one row per code (with `interval=month`, a leading `month` column and one row per month and code); errors stay JSON.",
+      parameters: [
+        { name: 'period', in: 'query', schema: Schemas.AveragesParam.period },
+        { name: 'start_date', in: 'query', schema: Schemas.Param.date, description: 'with end_date, instead of period' },
+        { name: 'end_date', in: 'query', schema: Schemas.Param.date, description: 'not before start_date, and at most 365 days after it' },
+        SYMBOLS_PARAM,
+        BASE_PARAM,
+        { name: 'interval', in: 'query', schema: Schemas.AveragesParam.interval },
+      ],
+      response: Schemas.AveragesResponse,
+      errors: ['plan_restricted', 'not_found'],
+      example: {
+        query: '?period=2023-01&symbols=USD,EUR',
+        body: {
+          success: true,
+          averages: true,
+          period: '2023-01',
+          start_date: '2023-01-01',
+          end_date: '2023-01-31',
+          complete: true,
+          base: 'AUD',
+          rates: {
+            USD: { mean: 0.68195, days: 2, first_date: '2023-01-03', last_date: '2023-01-04', end_rate: 0.6811, min: 0.6811, max: 0.6828 },
+            EUR: { mean: 0.64185, days: 2, first_date: '2023-01-03', last_date: '2023-01-04', end_rate: 0.6437, min: 0.64, max: 0.6437 },
+          },
+        },
+        csv: 'code,mean,days,first_date,last_date,end_rate,min,max\nUSD,0.68195,2,2023-01-03,2023-01-04,0.6811,0.6811,0.6828\nEUR,0.64185,2,2023-01-03,2023-01-04,0.6437,0.64,0.6437\n',
+      },
     },
     cacheControl: 'no-store',
   }),

@@ -5,6 +5,7 @@ import './currency.js';
 import './rate-day.js';
 import './conversion.js';
 import './fluctuation.js';
+import './period-averages.js';
 import './service-status.js';
 import './account.js';
 import './api-key.js';

@@ -82,6 +82,34 @@ export function checkTimeSeries(ctx: Context, start: string, end: string): void 
   checkHistory(ctx, start, 'a time series starting');
 }
 
+/** The longest range of period averages (D37): end − start in days; every named period fits. */
+export const MAX_AVERAGES_DAYS = 365;
+
+/**
+ * Period averages (D37): the range must run forwards and span at most MAX_AVERAGES_DAYS (parameter
+ * errors, 400, checked first as D11 orders them); then the plan: none on Free, Starter only inside
+ * its history window (any length), Professional and up any range (the time-series limit does not
+ * apply: one answer per code).
+ */
+export function checkPeriodAverages(ctx: Context, start: string, end: string): void {
+  if (end < start) throw new BadRequestError('end_date must not be before start_date');
+  const days = daysBetween(start, end);
+  if (days > MAX_AVERAGES_DAYS) {
+    throw new BadRequestError(`A range of period averages may span at most ${MAX_AVERAGES_DAYS} days; ${start} to ${end} spans ${days}`);
+  }
+  const plan = planOf(ctx.viewer);
+  if (plan === null) return;
+  const limits = PLAN_LIMITS[plan];
+  if (limits.historyDays === null) {
+    const today = sydneyDate(ctx.services.clock());
+    const upgrade = upgradeFor(plan, (l) => reaches(l, start, today));
+    throw new PlanRestrictedError(
+      `The ${limits.name} plan has no period averages; the ${upgrade.name} plan gives them for this period (${historyWindow(upgrade, today)})`,
+    );
+  }
+  checkHistory(ctx, start, 'period averages starting');
+}
+
 /** Webhook subscriptions come with Professional and above (docs/api.md §8). */
 export function checkWebhooksAvailable(plan: Plan): PlanLimits {
   const limits = PLAN_LIMITS[plan];

@@ -7,6 +7,9 @@ import type { Context } from './context.js';
 import { CurrencyCodeEnum } from './currency.js';
 import { checkHistory, checkTimeSeries } from './plan-rules.js';
 
+/** D38: which way a date without rates looks for the nearest rate day. */
+const RateFallbackEnum = builder.enumType('RateFallback', { values: ['previous', 'next'] as const });
+
 export const RateDayRef = builder.objectRef<RateDay>('RateDay').implement({
   description: 'The rates the RBA published for one day.',
   fields: (t) => ({
@@ -69,18 +72,29 @@ builder.queryFields((t) => ({
   }),
   rateDay: t.field({
     type: RateDayRef,
-    description: 'Exactly that date (D7); with `having`, only if that code has a rate on it.',
+    description:
+      'Exactly that date (D7); with `having`, only if that code has a rate on it. With `fallback` (D38), a date without rates (for `having`) answers with the nearest rate day before or after it that has them.',
     args: {
       date: t.arg({ type: 'LocalDate', required: true }),
       having: t.arg({ type: CurrencyCodeEnum }),
+      fallback: t.arg({ type: RateFallbackEnum }),
     },
     authScopes: { datedRates: true },
-    resolve: async (_root, { date, having }, ctx) => {
+    resolve: async (_root, { date, having, fallback }, ctx) => {
       checkHistory(ctx, date, 'the rates', true);
-      const day = (await ctx.rates.history()).day(date);
-      if (!day) throw noDataFor(date);
-      if (having && rateIn(day.rates, having) === undefined) throw noDataFor(date, having);
-      return day;
+      const history = await ctx.rates.history();
+      const day = history.day(date);
+      if (day && (!having || rateIn(day.rates, having) !== undefined)) return day;
+      if (!fallback) throw noDataFor(date, day ? having : null);
+      const code = having && having !== 'AUD' ? having : null;
+      const nearest = fallback === 'previous' ? history.newestWith(code ? [code] : [], date) : history.oldestWith(code, date);
+      if (!nearest) {
+        const way = fallback === 'previous' ? 'on or before' : 'on or after';
+        throw new NotFoundError(code ? `No ${code} rate available ${way} ${date}` : `No data available ${way} ${date}`);
+      }
+      // D38: the plan's history window holds for the day used as for the day asked for.
+      checkHistory(ctx, nearest.date, 'the rates', true);
+      return nearest;
     },
   }),
   timeSeries: t.field({

@@ -54,6 +54,7 @@ export const RatesResponse = z
     timestamp: z.number().int().meta({ description: 'Unix time of 00:00 UTC on the rate date (D5)' }),
     base: z.literal('AUD'),
     date: IsoDate,
+    requested_date: IsoDate.optional().meta({ description: 'with `fallback` on /{date}: the date asked for, when `date` is the rate day used' }),
     rates: RatesObject,
   })
   .meta({ id: 'RatesResponse', description: 'docs/api.md §2.4' });
@@ -163,3 +164,51 @@ export const Param = {
   amount: z.string().max(256).meta({ description: 'a number greater than 0 and at most 1e15, written in decimal (`100`, `12.5`; D14)', example: '100' }),
   id: z.string().max(256).meta({ description: 'the subscription id' }),
 };
+
+/** The figures of one code over a period (GET /averages). */
+const AverageFigures = z
+  .strictObject({
+    mean: Rate.meta({ description: 'the exact mean of its values in the period, rounded half away from zero to 6 dp' }),
+    days: z.number().int().positive().meta({ description: 'how many rate days of the period carry a value for the code' }),
+    first_date: IsoDate.meta({ description: 'the first rate day of the period with a value' }),
+    last_date: IsoDate.meta({ description: 'the last rate day of the period with a value' }),
+    end_rate: Rate.meta({ description: 'the value on last_date: the nearest actual rate at the end of the period' }),
+    min: Rate,
+    max: Rate,
+  })
+  .meta({ id: 'AverageFigures' });
+
+const AverageRates = z.partialRecord(Code, AverageFigures).meta({ description: 'a code without a value in the period is left out' });
+
+export const AveragesResponse = z
+  .strictObject({
+    success: z.literal(true),
+    averages: z.literal(true),
+    period: z.string().nullable().meta({ description: 'the period asked for, in upper case (`FY2025`), or null for a custom range' }),
+    start_date: IsoDate.meta({ description: 'the first day of the period' }),
+    end_date: IsoDate.meta({ description: 'the last day of the period, even while it runs' }),
+    complete: z.boolean().meta({ description: 'false while the last day of the period is today or later (Sydney time)' }),
+    base: z.literal('AUD'),
+    rates: AverageRates,
+    months: z
+      .record(z.string().regex(/^\d{4}-\d{2}$/), AverageRates)
+      .optional()
+      .meta({ description: 'with `interval=month`: each calendar month of the period (`YYYY-MM`, clipped to it), ascending' }),
+  })
+  .meta({ id: 'AveragesResponse' });
+
+/** The parameters of GET /averages beyond those of every range. */
+export const AveragesParam = {
+  period: z.string().max(256).meta({
+    description:
+      'a calendar year `2024`, an Australian financial year `FY2025` (1 July 2024 to 30 June 2025), a half `2025-H1`, a quarter `2025-Q3` or a month `2025-06`; letters in any case. Instead of start_date and end_date.',
+    example: 'FY2025',
+  }),
+  interval: z.literal('month').meta({ description: '`month` adds the same figures for each calendar month of the period' }),
+};
+
+/** `fallback` of /{date} and /{date}/{currency}. */
+export const FallbackParam = z.enum(['previous', 'next']).meta({
+  description:
+    'a date without rates (for that currency) answers with the nearest rate day before it (`previous`) or after it (`next`); `date` is then the day used and `requested_date` the date asked for. Left out: exactly that date or 404.',
+});
