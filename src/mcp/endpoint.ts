@@ -7,6 +7,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Logger } from 'pino';
+import { BadRequestError } from '../errors.js';
 import type { AnsweredRequest } from '../metrics.js';
 import { stepsEntries } from '../rest/app.js';
 import type { PipelineOptions } from '../rest/pipeline.js';
@@ -90,6 +91,11 @@ function sdkRequest(exchange: Exchange): Request {
 
 function answerMessages(tools: ToolCalls): Step {
   return async (exchange) => {
+    // A body declared too large is refused before it is read: the listener then discards what still
+    // comes, and the client reads its answer rather than a reset connection.
+    if (Number(exchange.request.header('content-length')) > MAX_MCP_BODY_BYTES) {
+      throw new BadRequestError(`The request body is too large: at most ${MAX_MCP_BODY_BYTES} bytes`);
+    }
     const text = await exchange.request.body(MAX_MCP_BODY_BYTES);
     let message: unknown;
     try {

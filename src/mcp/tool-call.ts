@@ -62,7 +62,7 @@ function forAgents(schema: ZodType, io: 'input' | 'output'): Record<string, unkn
 }
 
 /** The first problem with the arguments, named as the tool's description names them. */
-function argumentFault(error: ZodError, tool: ToolDefinition): string {
+function argumentFault(error: ZodError, tool: ToolDefinition, args: unknown): string {
   const issue = error.issues[0]!;
   const expected = Object.keys(tool.arguments);
   if (issue.code === 'unrecognized_keys') {
@@ -71,10 +71,10 @@ function argumentFault(error: ZodError, tool: ToolDefinition): string {
   }
   const name = issue.path[0];
   const argument = typeof name === 'string' ? tool.arguments[name] : undefined;
-  if (!argument) return `The arguments of ${tool.name} must be an object`;
-  return issue.code === 'invalid_type' && issue.input === undefined
-    ? `Argument '${name as string}' is required: ${argument.expects}`
-    : `Argument '${name as string}' must be ${argument.expects}`;
+  if (typeof name !== 'string' || !argument) return `The arguments of ${tool.name} must be an object`;
+  return typeof args === 'object' && args !== null && !(name in args)
+    ? `Argument '${name}' is required: ${argument.expects}`
+    : `Argument '${name}' must be ${argument.expects}`;
 }
 
 /** The arguments as the twin's request: its path parameters, and its query as the REST client would write it. */
@@ -123,7 +123,7 @@ export class ToolCalls {
     const viewer = exchange.viewer!;
     try {
       const parsed = tool.input.safeParse(args ?? {});
-      if (!parsed.success) throw new BadRequestError(argumentFault(parsed.error, tool.definition));
+      if (!parsed.success) throw new BadRequestError(argumentFault(parsed.error, tool.definition, args));
       const request = twinRequest(tool.definition, parsed.data, viewer, this.options.documentationUrl);
       const { data } = await this.options.run(tool.route, request, viewer);
       const { body, status = 200 } = tool.route.respond(data, request);
