@@ -153,6 +153,13 @@ describe('protocol errors are JSON-RPC errors, and never count', () => {
   });
 });
 
+const RANGE = { start_date: '2026-05-01', end_date: '2026-05-11' };
+const RANGE_QUERY = '?start_date=2026-05-01&end_date=2026-05-11';
+const RANGE_TOOLS = [
+  ['get_timeseries', '/timeseries'],
+  ['get_fluctuation', '/fluctuation'],
+] as const;
+
 describe("the twin's refusals are tool results with isError and its envelope", () => {
   /** Calls the tool and its twin; both refuse alike and take nothing. */
   async function refusedAlike(key: string, email: string, tool: string, args: Record<string, unknown>, path: string, status: number, type: string) {
@@ -176,38 +183,13 @@ describe("the twin's refusals are tool results with isError and its envelope", (
       403,
       'plan_restricted',
     );
-    await refusedAlike(
-      key,
-      email,
-      'get_timeseries',
-      { start_date: '2026-05-01', end_date: '2026-05-11' },
-      '/timeseries?start_date=2026-05-01&end_date=2026-05-11',
-      403,
-      'plan_restricted',
-    );
-    await refusedAlike(
-      key,
-      email,
-      'get_fluctuation',
-      { start_date: '2026-05-01', end_date: '2026-05-11' },
-      '/fluctuation?start_date=2026-05-01&end_date=2026-05-11',
-      403,
-      'plan_restricted',
-    );
+    for (const [tool, path] of RANGE_TOOLS) await refusedAlike(key, email, tool, RANGE, `${path}${RANGE_QUERY}`, 403, 'plan_restricted');
   });
 
   it('Starter past its 30-day window: 403; inside it, answered and counted', async () => {
     const { key, email } = await account(t, 'starter');
     await refusedAlike(key, email, 'get_rates_for_date', { date: '2026-03-02' }, '/2026-03-02', 403, 'plan_restricted');
-    await refusedAlike(
-      key,
-      email,
-      'get_timeseries',
-      { start_date: '2026-05-01', end_date: '2026-05-11' },
-      '/timeseries?start_date=2026-05-01&end_date=2026-05-11',
-      403,
-      'plan_restricted',
-    );
+    await refusedAlike(key, email, 'get_timeseries', RANGE, `/timeseries${RANGE_QUERY}`, 403, 'plan_restricted');
     const answered = await post(listener, toolCall('get_rates_for_date', { date: '2026-05-11' }), { key });
     expect(answered.json.result.structuredContent).toMatchObject({ success: true, date: '2026-05-11' });
     expect((await stored(t, email)).used).toBe(1);
