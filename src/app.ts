@@ -10,6 +10,7 @@ import { createDashboardApp, isDashboardPath } from './dashboard/app.js';
 import { localChangeFeed, type ChangeFeed } from './db/change-feed.js';
 import type { Database } from './db/database.js';
 import { createInternalApp } from './internal/app.js';
+import { createMcpEndpoint, MCP_PATH } from './mcp/endpoint.js';
 import { ServiceMetrics, type PoolUse } from './metrics.js';
 import { DeliveryWorker } from './jobs/webhook-deliveries.js';
 import { createRestApp } from './rest/app.js';
@@ -118,7 +119,7 @@ export function buildApp(deps: AppDependencies) {
   services.metrics.observeStore(deps.db, services.clock, deps.pool ?? null);
   const usage = new UsageRecorder(deps.db, services.clock, (err) => logger.error({ err }, 'usage flush failed'));
   const limits = new RequestLimits(deps.db, services.clock, { commitApart: Boolean(deps.config.DATABASE_URL), logger });
-  const rest = createRestApp({
+  const edge = {
     schema,
     services,
     keys,
@@ -129,7 +130,9 @@ export function buildApp(deps: AppDependencies) {
     trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY),
     sharedAnswers: deps.sharedAnswers ?? true,
     metrics: services.metrics,
-  });
+  };
+  const rest = createRestApp(edge);
+  const mcp = createMcpEndpoint(edge);
   const docs = createServerAdapter(
     createDocsPages(
       openApiDocument(routes, { serverUrl: services.publicUrl, version: VERSION, guide: API_GUIDE, extraPaths: DOCS_OPERATIONS }),
@@ -139,10 +142,11 @@ export function buildApp(deps: AppDependencies) {
   );
   const planChange = { url: deps.config.PLAN_CHANGE_URL ?? null, email: deps.config.SUPPORT_EMAIL ?? null };
   const dashboard = createDashboardApp({ schema, services, trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY), logger, planChange });
-  // The public listener: the dashboard's pages, and the REST facade for everything else.
+  // The public listener: the dashboard's pages, the MCP endpoint, and the REST facade for everything else.
   const publicFetch = createServerAdapter<FetchContext>((request: Request, context: FetchContext) => {
     const { pathname } = new URL(request.url);
     if (isDocsPath(pathname)) return docs.fetch(request);
+    if (pathname === MCP_PATH) return mcp.fetch(request, context);
     return isDashboardPath(pathname) ? dashboard.fetch(request, context) : rest.fetch(request, context);
   });
   // The adapter answers a Host it cannot build a URL from with a bare 500: such targets are refused first.
@@ -154,6 +158,7 @@ export function buildApp(deps: AppDependencies) {
     node: (req: IncomingMessage, res: ServerResponse): void => {
       if (isDashboardPath(req.url ?? '')) dashboardNode(req, res);
       else if (isDocsPath((req.url ?? '').split('?')[0]!)) docsNode(req, res);
+      else if ((req.url ?? '').split('?')[0] === MCP_PATH) mcp.node(req, res);
       else rest.node(req, res);
     },
   };

@@ -16,7 +16,10 @@ export interface PoolUse {
 
 /** One answered REST request, as the facade reports it. */
 export interface AnsweredRequest {
-  /** the path template, `/latest/{currency}`; `unmatched` for a path no route serves */
+  /**
+   * the path template, `/latest/{currency}`; `mcp:<tool>` for an MCP tool call, with its REST
+   * twin's status (src/mcp); `unmatched` for a path no route serves
+   */
   route: string;
   method: string;
   status: number;

@@ -22,7 +22,7 @@ import { requireHttps } from './steps/https.js';
 import { limits } from './steps/limits.js';
 import { checkMethod } from './steps/method.js';
 import { observe } from './steps/observe.js';
-import { runOperation } from './steps/operation.js';
+import { routeRunner, runOperation } from './steps/operation.js';
 import { requestId } from './steps/request-id.js';
 import { findRoute } from './steps/route.js';
 import { sharedAnswers } from './steps/shared-answers.js';
@@ -64,7 +64,7 @@ export function restSteps(options: PipelineOptions): Step[] {
     ...(options.sharedAnswers ? [sharedAnswers(services.clock, () => services.rateHistory.generation)] : []),
     freshness(services.clock),
     readBody,
-    runOperation(options.schema, routes, services, options.documentationUrl),
+    runOperation(routeRunner(options.schema, routes, services), options.documentationUrl),
   ];
 }
 

@@ -165,8 +165,83 @@ const body = fc.oneof(
   odd(60),
 );
 
+// POST /mcp (D40): JSON-RPC messages, mostly well-formed tool calls with generated arguments, sent
+// as an MCP client sends them.
+const TOOL_NAMES = ['get_latest_rates', 'get_rates_for_date', 'convert', 'get_timeseries', 'get_fluctuation', 'list_currencies', 'get_service_status'];
+const ARGUMENT_NAMES = ['symbols', 'date', 'start_date', 'end_date', 'from', 'to', 'amount', 'fallback', 'base'];
+const asciiJson = fc.jsonValue({ maxDepth: 3, noUnicodeString: true });
+const argumentValue = fc.oneof(
+  fc.constantFrom('USD', 'usd', 'TWI', 'XXX', '2024-01-05', '2024-02-30', '2026-05-09', '100', '-1', '1e999', 'previous', 'next', ''),
+  fc.array(fc.constantFrom('USD', 'EUR', 'AUD', 'X', ''), { maxLength: 4 }),
+  fc.oneof(fc.double(), fc.integer()),
+  asciiJson,
+);
+const toolArguments = fc.oneof(
+  { weight: 6, arbitrary: fc.dictionary(mostly(fc.constantFrom(...ARGUMENT_NAMES), token, 6), argumentValue, { maxKeys: 4 }) },
+  asciiJson,
+);
+const rpcId = mostly(fc.nat(1000), fc.oneof(fc.constant(null), token, fc.double()), 8);
+const mcpMessage = fc.oneof(
+  {
+    weight: 8,
+    arbitrary: fc
+      .record({ id: rpcId, name: mostly(fc.constantFrom(...TOOL_NAMES), token, 8), arguments: toolArguments })
+      .map(({ id, ...params }) => ({ jsonrpc: '2.0', id, method: 'tools/call', params })),
+  },
+  fc.constantFrom(
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    { jsonrpc: '2.0', id: 3, method: 'ping' },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 4, method: 'resources/list' },
+  ),
+  fc.record({ jsonrpc: mostly(fc.constant('2.0'), asciiJson), id: rpcId, method: fc.oneof(token, asciiJson), params: asciiJson }, { requiredKeys: [] }),
+);
+const mcpBody = fc.oneof(
+  { weight: 10, arbitrary: mcpMessage.map((message) => JSON.stringify(message)) },
+  fc.array(mcpMessage, { maxLength: 3 }).map((batch) => JSON.stringify(batch)),
+  asciiJson.map((value) => JSON.stringify(value)),
+  mcpMessage.map((message) => JSON.stringify(message).slice(0, -3)),
+  odd(60),
+);
+const mcpRequest = fc
+  .record({
+    method: mostly(fc.constant('POST'), fc.constantFrom('GET', 'DELETE', 'HEAD', 'OPTIONS', 'PUT')),
+    headers: fc.array(
+      fc.oneof(
+        fc.constantFrom(
+          'Authorization: Bearer KEY',
+          'Authorization: Bearer KEYx',
+          'Accept: application/json',
+          'Content-Type: text/plain',
+          'Mcp-Protocol-Version: 1999-01-01',
+        ),
+        header,
+      ),
+      { maxLength: 2 },
+    ),
+    body: mcpBody,
+    close: mostly(fc.constant(true), fc.constant(false), 4),
+  })
+  .map(({ method, headers, body, close }) => (last: boolean): Request => {
+    const lines = [
+      `${method} /mcp HTTP/1.1`,
+      'Host: rates.test',
+      'Authorization: Bearer KEY',
+      'Accept: application/json, text/event-stream',
+      'Content-Type: application/json',
+      'Mcp-Protocol-Version: 2025-06-18',
+      ...headers,
+      `Content-Length: ${body.length}`,
+      ...(last && close ? ['Connection: close'] : []),
+    ];
+    return { method, mcp: true, text: `${lines.join('\r\n')}\r\n\r\n${body}` };
+  });
+
 interface Request {
   method: string;
+  /** sent to /mcp, whose protocol errors are JSON-RPC errors rather than the envelope */
+  mcp?: boolean;
   /** the request's bytes with `KEY` in place of the key */
   text: string;
 }
@@ -199,23 +274,27 @@ const request = fc
       return { method, text: lines.join(lineBreak) + lineBreak + lineBreak + body };
     };
   });
+const anyRequest = fc.oneof({ weight: 5, arbitrary: request }, mcpRequest);
 /** Sometimes a second request follows the first on the same connection. */
-const connection = fc.tuple(request, fc.option(request, { freq: 8 })).map(([first, second]) => (second ? [first(false), second(true)] : [first(true)]));
+const connection = fc.tuple(anyRequest, fc.option(anyRequest, { freq: 8 })).map(([first, second]) => (second ? [first(false), second(true)] : [first(true)]));
 
 /**
  * What is wrong with an exchange, or null. `envelopes`: the public listener's rules (X-Request-Id
  * on every answer, errors in the envelope); otherwise only the status is judged (the internal
  * endpoint answers in GraphQL's shape).
  */
-function problemWith(result: Exchange, methods: readonly string[], envelopes: boolean): string | null {
+function problemWith(result: Exchange, requests: readonly Request[], envelopes: boolean): string | null {
   let responses;
   try {
-    responses = parseResponses(result.received, methods);
+    responses = parseResponses(
+      result.received,
+      requests.map((r) => r.method),
+    );
   } catch (error) {
     return `unreadable answer (${(error as Error).message})`;
   }
   if (responses.length === 0) return result.closed ? null : `no answer and the connection still open after ${EXCHANGE_TIMEOUT_MS} ms`;
-  for (const response of responses) {
+  for (const [i, response] of responses.entries()) {
     if (response.status < 200 || response.status >= 500) return `status ${response.status}`;
     if (!envelopes) continue;
     if (!/^[A-Za-z0-9._:-]{1,128}$/.test(response.headers['x-request-id'] ?? '')) return `status ${response.status} without a valid X-Request-Id`;
@@ -226,6 +305,7 @@ function problemWith(result: Exchange, methods: readonly string[], envelopes: bo
     } catch {
       return `status ${response.status} with a body that is not JSON: ${JSON.stringify(response.body.slice(0, 200))}`;
     }
+    if (requests[i]?.mcp && isRpcError(envelope)) continue;
     const ok =
       envelope?.success === false &&
       envelope.error?.code === response.status &&
@@ -237,6 +317,10 @@ function problemWith(result: Exchange, methods: readonly string[], envelopes: bo
   return null;
 }
 
+/** A JSON-RPC error, as /mcp answers a message the protocol refuses. */
+const isRpcError = (body: any): boolean =>
+  body?.jsonrpc === '2.0' && Number.isInteger(body.error?.code) && typeof body.error.message === 'string' && 'id' in body;
+
 /** Sends `runs` generated connections' requests to `port`, `secret` standing for KEY; the problems found (at most 5). */
 async function fuzz(port: number, secret: string, runs: number, envelopes: boolean): Promise<string[]> {
   const connections = fc.sample(connection, { seed: SEED, numRuns: runs });
@@ -247,11 +331,7 @@ async function fuzz(port: number, secret: string, runs: number, envelopes: boole
       const requests = connections[next++]!;
       const bytes = requests.map((r) => r.text.replaceAll('KEY', secret)).join('');
       const result = await exchange(port, bytes, { timeoutMs: EXCHANGE_TIMEOUT_MS, responses: requests.length });
-      const problem = problemWith(
-        result,
-        requests.map((r) => r.method),
-        envelopes,
-      );
+      const problem = problemWith(result, requests, envelopes);
       if (problem) problems.push(`${problem}\n  request: ${JSON.stringify(bytes)}\n  answer: ${JSON.stringify(result.received.slice(0, 600))}`);
       if (service.child.exitCode !== null || service.child.signalCode !== null) {
         problems.push(`the service exited (${service.child.exitCode ?? service.child.signalCode}) after ${JSON.stringify(bytes)}`);

@@ -3,7 +3,7 @@
 // result to the JSON of docs/api.md.
 import { validate, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { ANONYMOUS, createContext, releaseContext } from '../../schema/context.js';
+import { ANONYMOUS, createContext, releaseContext, type Context, type Viewer } from '../../schema/context.js';
 import type { Services } from '../../services.js';
 import type { Step } from '../exchange.js';
 import { stringify } from '../../json.js';
@@ -34,14 +34,19 @@ export function prepareDocuments(schema: GraphQLSchema, table: readonly Route[])
   };
 }
 
-export function runOperation(schema: GraphQLSchema, table: readonly Route[], services: Services, documentationUrl: string): Step {
+/** A route's operation run for one request: its result's data, and the context it ran with (its rate history is the request's generation). */
+export type RouteRunner = (route: Route, request: RouteRequest, viewer: Viewer) => Promise<{ data: unknown; context: Context }>;
+
+/**
+ * Runs routes' operations: the route maps the request to its variables (parameters, 400) and the
+ * operation runs in the schema with the viewer (plan 403, data 404); the first error is thrown. The
+ * REST step below and the MCP tools (src/mcp) answer through it.
+ */
+export function routeRunner(schema: GraphQLSchema, table: readonly Route[], services: Services): RouteRunner {
   const compiledFor = prepareDocuments(schema, table);
-  return async (exchange) => {
-    const route = exchange.route!;
-    const { viewer, session } = exchange;
-    const request: RouteRequest = { params: exchange.params, search: decodeQuery(exchange.request.url.search), body: exchange.body, viewer, documentationUrl };
+  return async (route, request, viewer) => {
     const variables = route.variables(request);
-    const context = (exchange.context = createContext(services, viewer ?? session ?? ANONYMOUS));
+    const context = createContext(services, viewer);
     let result: Awaited<ReturnType<CompiledQuery['query']>>;
     try {
       result = await compiledFor(route).query(undefined, context, variables);
@@ -49,17 +54,28 @@ export function runOperation(schema: GraphQLSchema, table: readonly Route[], ser
       releaseContext(context);
     }
     if (result.errors?.length) throw result.errors[0]!;
+    return { data: result.data, context };
+  };
+}
+
+export function runOperation(run: RouteRunner, documentationUrl: string): Step {
+  return async (exchange) => {
+    const route = exchange.route!;
+    const { viewer, session } = exchange;
+    const request: RouteRequest = { params: exchange.params, search: decodeQuery(exchange.request.url.search), body: exchange.body, viewer, documentationUrl };
+    const { data, context } = await run(route, request, viewer ?? session ?? ANONYMOUS);
+    exchange.context = context;
     const headers: Record<string, string> = { 'Cache-Control': route.cacheControl };
     if (route.csv) {
       // A route with two representations says so to caches.
       headers.Vary = 'Accept';
       if (prefersCsv(exchange.request.header('accept'))) {
-        const table = route.csv(result.data, request);
+        const table = route.csv(data, request);
         exchange.answer = { status: 200, body: table, headers: { ...headers, ...table.headers() } };
         return;
       }
     }
-    const { body, status = 200 } = route.respond(result.data, request);
+    const { body, status = 200 } = route.respond(data, request);
     exchange.answer = { status, body: stringify(body), headers };
   };
 }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BadRequestError } from '../../../src/errors.js';
 import { CsvBody } from '../../../src/rest/csv.js';
 import { routes } from '../../../src/rest/routes.js';
-import { runOperation } from '../../../src/rest/steps/operation.js';
+import { routeRunner, runOperation } from '../../../src/rest/steps/operation.js';
 import { builder } from '../../../src/schema/builder.js';
 import { schema } from '../../../src/schema/index.js';
 import { VERSION } from '../../../src/version.js';
@@ -18,7 +18,7 @@ let step: Step;
 beforeAll(async () => {
   t = await startTestApp();
   await t.importFixture('f11.1-data.csv');
-  step = runOperation(schema, routes, t.app.services, 'https://docs.example.test/api');
+  step = runOperation(routeRunner(schema, routes, t.app.services), 'https://docs.example.test/api');
 });
 afterAll(() => t.close());
 
