@@ -98,6 +98,22 @@ export const TOOLS: readonly ToolDefinition[] = [
     arguments: rangeArguments,
   },
   {
+    name: 'get_period_averages',
+    twin: 'Averages',
+    title: 'Average AUD exchange rates of a period, as filed in accounts',
+    description: `Per currency, over a calendar year, an Australian financial year, a half, a quarter, a month or a custom range of at most a year: the exact mean of the published rates, the number of rate days, the first and last of them, the rate on the last one (the period-end rate), the lowest and the highest. Give exactly one of period or start_date and end_date. Professional plans and above; Starter only within its last 30 days. ${COUNTS}`,
+    arguments: {
+      period: describe(
+        { schema: z.string(), expects: '2024 (a year), FY2025 (1 July 2024 to 30 June 2025), 2025-H1, 2025-Q3 or 2025-06' },
+        'The period to average',
+      ),
+      start_date: date('The first day of a custom range, with end_date instead of period'),
+      end_date: date('The last day of a custom range, with start_date instead of period'),
+      symbols,
+      interval: describe({ schema: z.string(), expects: '"month"' }, 'Add the same figures for each calendar month of the period'),
+    },
+  },
+  {
     name: 'list_currencies',
     twin: 'Symbols',
     title: 'Supported currencies',

@@ -19,11 +19,11 @@ afterAll(() => client?.close());
 
 const used = async () => (await stored(t, email)).used;
 
-const DATA_TOOLS = ['get_latest_rates', 'get_rates_for_date', 'convert', 'get_timeseries', 'get_fluctuation'];
+const DATA_TOOLS = ['get_latest_rates', 'get_rates_for_date', 'convert', 'get_timeseries', 'get_fluctuation', 'get_period_averages'];
 const FREE_TOOLS = ['list_currencies', 'get_service_status'];
 
 describe('initialize and tools/list', () => {
-  it('initializes over Streamable HTTP and lists the seven tools, none of it counted', async () => {
+  it('initializes over Streamable HTTP and lists the eight tools, none of it counted', async () => {
     const before = await used();
     const fresh = await mcpClient(listener, key);
     expect(fresh.getServerVersion()).toMatchObject({ name: 'aud-rates' });
@@ -66,6 +66,12 @@ const TWINS: [tool: string, args: Record<string, unknown>, path: string][] = [
   ['get_timeseries', { start_date: '2026-05-02', end_date: '2026-05-03' }, '/timeseries?start_date=2026-05-02&end_date=2026-05-03'],
   ['get_fluctuation', { start_date: '2026-04-01', end_date: '2026-05-11' }, '/fluctuation?start_date=2026-04-01&end_date=2026-05-11'],
   ['get_fluctuation', { start_date: '2025-01-01', end_date: '2026-05-11' }, '/fluctuation?start_date=2025-01-01&end_date=2026-05-11'],
+  ['get_period_averages', { period: '2026-04' }, '/averages?period=2026-04'],
+  [
+    'get_period_averages',
+    { start_date: '2026-04-01', end_date: '2026-05-11', symbols: ['USD', 'JPY'], interval: 'month' },
+    '/averages?start_date=2026-04-01&end_date=2026-05-11&symbols=USD,JPY&interval=month',
+  ],
   ['list_currencies', {}, '/symbols'],
   ['get_service_status', {}, '/status'],
 ];
