@@ -36,9 +36,13 @@ export interface Measurement {
 
 function run(target: Target, connections: number, duration: number): Promise<autocannon.Result> {
   const { headers, connectionHeaders } = target;
-  if (!target.paths && !connectionHeaders) return autocannon({ url: target.url, headers, connections, duration, timeout: 10 });
+  if (!target.paths && !target.bodies && !connectionHeaders) return autocannon({ url: target.url, headers, connections, duration, timeout: 10 });
   const url = new URL(target.url);
   const paths = target.paths ?? [url.pathname + url.search];
+  // an MCP target POSTs its messages in turn to its one path
+  const requests = target.bodies
+    ? target.bodies.map((body) => ({ method: 'POST' as const, path: paths[0]!, body }))
+    : paths.map((path) => ({ method: 'GET' as const, path }));
   // A varied target: connection k sends paths k, k + connections, k + 2 × connections, … in turn,
   // so every connection sends requests of its own and together they send every path. Each request
   // is written once, before the load: built anew for every request (autocannon's setupRequest),
@@ -46,8 +50,8 @@ function run(target: Target, connections: number, duration: number): Promise<aut
   // the bare server, and that cost fell on the varied targets alone, on the same two cores.
   const ofConnection = Array.from({ length: connections }, (_, k) => {
     const own = connectionHeaders ? connectionHeaders[k % connectionHeaders.length]! : headers;
-    const mine = paths.length === 1 ? paths : paths.filter((_, i) => i % connections === k);
-    return mine.map((path) => ({ method: 'GET' as const, path, headers: own }));
+    const mine = requests.length === 1 ? requests : requests.filter((_, i) => i % connections === k);
+    return mine.map((request) => ({ ...request, headers: own }));
   });
   let connection = 0;
   return autocannon({

@@ -1,4 +1,4 @@
-// Everything the load generator aims at: the real service (buildApp(...).rest on the service's own
+// Everything the load generator aims at: the real service (buildApp(...).web, the public port's handler, on the service's own
 // listener, src/http/server.ts) over a
 // fresh, seeded database, and the bare baseline server with a body the size of /latest's.
 import { randomBytes } from 'node:crypto';
@@ -94,7 +94,7 @@ export async function startServers(sharedAnswers = process.env.BENCH_SHARED_ANSW
     if (latest.headers.get('content-type') !== JSON_CONTENT_TYPE) throw new Error(`/latest has content type ${latest.headers.get('content-type')}`);
     const latestBytes = Buffer.byteLength(latestBody);
 
-    const service = createListener(app.rest.node, { limits: listenerLimitsOf(config), logger: app.logger });
+    const service = createListener(app.web.node, { limits: listenerLimitsOf(config), logger: app.logger });
     const bare = createBareServer(latestBytes);
     servers.push(service, bare);
     const [serviceUrl, bareUrl] = await Promise.all([listen(service, 0, '127.0.0.1'), listen(bare, 0, '127.0.0.1')]);

@@ -23,6 +23,8 @@ export interface Target {
   url: string;
   /** a varied target: the paths it sends in turn (the server is `url`'s) */
   paths?: readonly string[];
+  /** an MCP target: the JSON-RPC messages it POSTs to `url` in turn; its answers are checked by their structured content */
+  bodies?: readonly string[];
   headers: Record<string, string>;
   /** connection k sends these headers instead (the k-th, in turn): a target whose connections are different customers */
   connectionHeaders?: readonly Record<string, string>[];
@@ -107,6 +109,17 @@ function mixedPaths(count: number): string[] {
   return Array.from({ length: count }, (_, i) => sources[i % 3]![Math.floor(i / 3)]!);
 }
 
+/** A REST request of the targets above as the MCP tool call that twins it (src/mcp/tools.ts). */
+function toolCallOf(path: string, id: number): string {
+  const url = new URL(path, 'http://bench');
+  const query = Object.fromEntries(url.searchParams);
+  const call = (name: string, args: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+  if (url.pathname === '/timeseries') return call('get_timeseries', { ...query, symbols: query.symbols!.split(',') });
+  if (url.pathname === '/convert') return call('convert', query);
+  if (url.pathname === '/latest') return call('get_latest_rates', {});
+  return call('get_rates_for_date', { date: url.pathname.slice(1) });
+}
+
 const isSuccess = (body: SampleBody) => expect(body.success === true, `not a success: ${JSON.stringify(body).slice(0, 200)}`);
 
 export function targetsFor(info: ServersInfo): Target[] {
@@ -117,6 +130,7 @@ export function targetsFor(info: ServersInfo): Target[] {
     const codes = Object.keys(HISTORY_DAYS.at(-1)!.rates).length;
     expect(Object.keys(body.rates ?? {}).length === codes, `latest has ${Object.keys(body.rates ?? {}).length} rates, expected ${codes}`);
   };
+  const mcp = { ...keyed, Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json', 'Mcp-Protocol-Version': '2025-06-18' };
   const varied = (name: string, paths: string[]): Target => ({ name, url: `${info.serviceUrl}${paths[0]}`, paths, headers: keyed, check: isSuccess });
   return [
     {
@@ -173,6 +187,14 @@ export function targetsFor(info: ServersInfo): Target[] {
     varied('/convert dated varied (keyed)', convertPaths(VARIED_REQUESTS)),
     varied('mix of the three varied (keyed)', mixedPaths(VARIED_REQUESTS)),
     varied('/averages custom ranges varied (keyed)', averagesPaths(VARIED_REQUESTS)),
+    { name: 'MCP tools/call get_latest_rates', url: `${info.serviceUrl}/mcp`, bodies: [toolCallOf('/latest', 1)], headers: mcp, check: isLatest },
+    {
+      name: 'MCP tool calls varied (the mix as tools)',
+      url: `${info.serviceUrl}/mcp`,
+      bodies: mixedPaths(VARIED_REQUESTS).map(toolCallOf),
+      headers: mcp,
+      check: isSuccess,
+    },
   ];
 }
 
@@ -181,13 +203,16 @@ const PREFLIGHT_VARIED = 200;
 /** One request per target before the load (the first 200 of a varied one): status 200, JSON content type and a plausible body. */
 export async function preflight(target: Target): Promise<{ bytes: number; contentType: string | null }> {
   const origin = new URL(target.url).origin;
-  const urls = target.paths ? target.paths.slice(0, PREFLIGHT_VARIED).map((path) => `${origin}${path}`) : [target.url];
+  const sent: { url: string; body?: string }[] = target.bodies
+    ? target.bodies.slice(0, PREFLIGHT_VARIED).map((body) => ({ url: target.url, body }))
+    : (target.paths?.slice(0, PREFLIGHT_VARIED).map((path) => `${origin}${path}`) ?? [target.url]).map((url) => ({ url }));
   let first: { bytes: number; contentType: string | null } | undefined;
-  for (const url of urls) {
-    const response = await fetch(url, { headers: target.headers });
+  for (const { url, body } of sent) {
+    const response = await fetch(url, body === undefined ? { headers: target.headers } : { method: 'POST', headers: target.headers, body });
     const text = await response.text();
     if (response.status !== 200) throw new Error(`${target.name}: ${url} answered ${response.status}: ${text.slice(0, 300)}`);
-    target.check(JSON.parse(text) as SampleBody);
+    const parsed = JSON.parse(text) as SampleBody & { result?: { structuredContent?: SampleBody } };
+    target.check(body === undefined ? parsed : (parsed.result?.structuredContent ?? {}));
     first ??= { bytes: Buffer.byteLength(text), contentType: response.headers.get('content-type') };
   }
   return first!;

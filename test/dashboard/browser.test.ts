@@ -25,7 +25,7 @@ beforeAll(async () => {
   // The receiver's certificate is made with openssl: without it, only the tests that need no receiver run.
   if (OPENSSL_AVAILABLE) receiver = await startWebhookReceiver();
   t = await startDashboardApp({
-    config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+    config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', SUPPORT_EMAIL: 'help@rates.example' },
     ...(OPENSSL_AVAILABLE ? { webhookNetwork: { ca: [receiver.ca], timeoutMs: 5_000 } } : {}),
   });
   await t.importFixture('f11.1-data.csv');
@@ -186,12 +186,113 @@ it.skipIf(!OPENSSL_AVAILABLE)(
     await shot(page, 'hooks-9-usage');
     expect(await page.locator('rect.bar.current title').allTextContents()).toContain('This period, 12 May: 8 requests');
     await page.getByText('The numbers per day').click();
-    expect(await page.locator('table').first().textContent()).toContain('2026-05-128');
+    expect(await page.locator('table').first().textContent()).toContain('12 May 20268');
     expect(await page.getByRole('table', { name: 'By outcome' }).textContent()).toMatch(/Success \(2xx\)7.*Client error \(4xx\)1/);
     await shot(page, 'hooks-10-usage-numbers');
     await context.close();
   },
 );
+
+/** The text of the fact labelled `label` (a <dd> after its <dt>) on the page. */
+async function factOn(page: Page, label: string): Promise<string> {
+  return (await page.locator(`dt:text-is("${label}") + dd`).first().textContent())!.trim();
+}
+
+it('shows the quota count the API headers give, the refused requests apart, times with their zone, and the plans, on a desktop and a phone', async () => {
+  const desktop = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await desktop.newPage();
+  await signUp(page, 'numbers@example.com', 'numbers');
+  await t.operator(graphql('mutation { setAccountPlan(email: "numbers@example.com", plan: starter) { plan } }'));
+  await page.getByRole('link', { name: 'Keys' }).click();
+  await page.getByRole('button', { name: 'Generate key' }).click();
+  const key = await page.getByLabel('API key').inputValue();
+  const call = (path: string) => fetch(`${base}${path}`, { headers: { Authorization: `Bearer ${key}` } });
+  let counted: Response | undefined;
+  for (const path of ['/latest', '/latest/USD', '/2026-05-11', '/latest?symbols=EUR', '/2026-05-11/JPY']) {
+    counted = await call(path);
+    expect(counted.status, path).toBe(200);
+  }
+  // refused: a mistyped code, a date outside Starter's 30 days; neither counts
+  for (const [path, status] of [
+    ['/latest?symbols=XYZ', 400],
+    ['/2024-01-05', 403],
+  ] as const) {
+    expect((await call(path)).status, path).toBe(status);
+  }
+  const limit = Number(counted!.headers.get('x-ratelimit-limit-monthly'));
+  const remaining = Number(counted!.headers.get('x-ratelimit-remaining-monthly'));
+  const reset = counted!.headers.get('x-ratelimit-reset')!;
+  expect([limit, remaining]).toEqual([5000, 4995]);
+  await t.app.usage.flush();
+
+  const format = (n: number) => n.toLocaleString('en-AU');
+  const expectQuota = async (where: string) => {
+    expect(await factOn(page, 'Used'), where).toBe(format(limit - remaining));
+    expect(await factOn(page, 'Remaining'), where).toBe(format(remaining));
+    expect(await factOn(page, 'Limit'), where).toBe(format(limit));
+    expect(await factOn(page, 'Refused, not counted'), where).toBe('2');
+    const resets = page.locator('dt:text-is("Resets") + dd time');
+    expect(await resets.getAttribute('datetime'), where).toBe(reset);
+    // 00:00 UTC on the billing day is 10:00 in Sydney in June (AEST)
+    expect(await resets.textContent(), where).toBe('12 June 2026 at 10:00 Sydney time');
+  };
+  await page.getByRole('link', { name: 'Overview' }).click();
+  await expectQuota('overview');
+  expect(await factOn(page, 'New rates')).toMatch(/^Due 12 May 2026 at 16:00 Sydney time$/);
+  await shot(page, 'quota-1-overview');
+
+  await page.getByRole('link', { name: 'Usage' }).click();
+  await expectQuota('usage');
+  const byEndpoint = await page.getByRole('table', { name: 'By endpoint' }).textContent();
+  for (const path of ['/latest', '/latest/{currency}', '/{date}', '/{date}/{currency}']) expect(byEndpoint).toContain(path);
+  expect(byEndpoint).not.toMatch(/RateDay|LatestCurrency/);
+  expect(await page.getByRole('table', { name: 'By outcome' }).textContent()).toMatch(/Success \(2xx\)5.*Client error \(4xx\)2/);
+  await shot(page, 'quota-2-usage');
+
+  await page.getByRole('link', { name: 'Keys' }).click();
+  // (a key's creation is stamped by the database's clock, not the test's)
+  expect(await page.locator('td[data-label="Created"] time').first().textContent()).toMatch(/^\d{1,2} [A-Z][a-z]+ \d{4} at \d\d:\d\d Sydney time$/);
+  expect(await page.locator('td[data-label="Last used"]').first().textContent()).toBe('12 May 2026 (Sydney date)');
+  await shot(page, 'quota-3-keys');
+
+  await page.getByRole('link', { name: 'Plan', exact: true }).click();
+  await page.getByRole('heading', { name: 'Plan', level: 1 }).waitFor();
+  const current = page.locator('article[aria-current="true"]');
+  expect(await current.getByRole('heading').textContent()).toBe('Starter');
+  expect(await current.textContent()).toContain('Your plan');
+  // side by side on a desktop: the five cards on one row
+  const tops = await page.locator('article.plan').evaluateAll((cards) => cards.map((c) => c.getBoundingClientRect().top));
+  expect(new Set(tops).size).toBe(1);
+  expect(await page.getByRole('link', { name: 'Ask for the Professional plan' }).getAttribute('href')).toMatch(/^mailto:/);
+  await shot(page, 'quota-4-plan');
+
+  // the icon every page links is served, and so is /favicon.ico
+  const icon = await page.locator('link[rel="icon"]').getAttribute('href');
+  for (const path of [icon!, '/favicon.ico']) {
+    const answer = await page.request.get(`${base}${path}`);
+    expect([answer.status(), answer.headers()['content-type']], path).toEqual([200, 'image/svg+xml']);
+  }
+  const cookies = await desktop.cookies();
+  await desktop.close();
+
+  // the same account on a phone: the same numbers, nothing wider than the screen, the plans one under another
+  const phone = await browser.newContext({ viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true });
+  await phone.addCookies(cookies);
+  const small = await phone.newPage();
+  for (const [path, name] of [
+    ['/dashboard', 'quota-5-phone-overview'],
+    ['/dashboard/usage', 'quota-6-phone-usage'],
+    ['/dashboard/plan', 'quota-7-phone-plan'],
+  ] as const) {
+    await small.goto(`${base}${path}`);
+    expect(await small.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(375);
+    if (path !== '/dashboard/plan') expect(await factOn(small, 'Used'), path).toBe(format(limit - remaining));
+    await shot(small, name);
+  }
+  const lefts = await small.locator('article.plan').evaluateAll((cards) => cards.map((c) => c.getBoundingClientRect().left));
+  expect(new Set(lefts).size).toBe(1);
+  await phone.close();
+}, 120_000);
 
 /** Presses Tab until the focused element is the one named, then `key` on it: no mouse. */
 async function pressOn(page: Page, name: string | RegExp, key: 'Enter' | 'Space' = 'Enter'): Promise<void> {

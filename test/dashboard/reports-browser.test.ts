@@ -73,7 +73,8 @@ async function tabTo(page: Page, name: string): Promise<void> {
   throw new Error(`Tab never reached ${name}`);
 }
 
-describe('the Reports page', () => {
+// a browser's steps on a machine shared with other work: more than the default 30 s
+describe('the Reports page', { timeout: 120_000 }, () => {
   it('FY2024: the table, the months, and a CSV download equal to the API answer; each counts one request', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
     const page = await context.newPage();
