@@ -11,6 +11,8 @@ import { fixturePath, oneJson, runCli, serviceOnOwnStore, succeeded } from '../s
 const scratch = mkdtempSync(join(tmpdir(), 'aud-rates-store-choice-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
+/** A command that creates and migrates an embedded database: seconds alone, a minute or more on a busy machine. */
+const CREATING_MS = 170_000;
 const NO_SERVICE = /^No service runs on DATA_DIR (.+): using (.+)$/m;
 
 describe('with no service running', () => {
@@ -26,7 +28,11 @@ describe('with no service running', () => {
 
   it('makes a new database with --create and names it on stderr', { timeout: 180_000 }, async () => {
     const dataDir = join(scratch, 'created');
-    const result = await runCli(['account', 'create', '--email', 'new@example.test', '--plan', 'starter', '--create'], { DATA_DIR: dataDir, DATABASE_URL: '' });
+    const result = await runCli(
+      ['account', 'create', '--email', 'new@example.test', '--plan', 'starter', '--create'],
+      { DATA_DIR: dataDir, DATABASE_URL: '' },
+      CREATING_MS,
+    );
     expect(succeeded(result)).toMatchObject({ email: 'new@example.test', plan: 'starter' });
     expect(NO_SERVICE.exec(result.stderr)?.slice(1)).toEqual([dataDir, `the embedded database in ${join(dataDir, 'pgdata')}`]);
     // the database is there now: the next command needs no --create
@@ -38,7 +44,7 @@ describe('with no service running', () => {
   it('lets import fill a new database, naming it, a relative DATA_DIR by its absolute path', { timeout: 180_000 }, async () => {
     const relative = join('test-output', `store-choice-${process.pid}`);
     try {
-      const result = await runCli(['import', fixturePath('f11.1-data.csv')], { DATA_DIR: relative, DATABASE_URL: '' });
+      const result = await runCli(['import', fixturePath('f11.1-data.csv')], { DATA_DIR: relative, DATABASE_URL: '' }, CREATING_MS);
       expect(succeeded(result).inserted).toBeGreaterThan(0);
       expect(NO_SERVICE.exec(result.stderr)?.slice(1)).toEqual([relative, `the embedded database in ${resolve(relative, 'pgdata')}`]);
     } finally {

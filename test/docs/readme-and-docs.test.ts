@@ -1,6 +1,7 @@
 // The README and docs/ stay true to the repository: every relative link resolves to a file (and to
-// a heading when it names one, by GitHub's anchors), and every operator command they show — in a
-// shell example or in a table of commands — is one the CLI accepts, as its `--help` prints it.
+// a heading when it names one, by GitHub's anchors), every operator command they show — in a
+// shell example or in a table of commands — is one the CLI accepts, as its `--help` prints it, and
+// the README's configuration table names exactly the variables src/config.ts reads.
 // No database: the CLI's help opens none.
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -67,6 +68,23 @@ describe('relative links', () => {
       'tests',
       'tests-1',
     ]);
+  });
+});
+
+describe('configuration', () => {
+  /** Variables the service's configuration does not read but the table documents: graphql reads it. */
+  const READ_ELSEWHERE = ['NODE_ENV'];
+
+  it("the README's table names every variable src/config.ts reads, and no other", () => {
+    const schema = read('src/config.ts');
+    const inConfig = [...schema.matchAll(/^ {4}([A-Z][A-Z0-9_]+): /gm)].map(([, name]) => name!);
+    expect(inConfig).toContain('DATA_DIR');
+    const section = /^## Configuration\n([\s\S]*?)^## /m.exec(read('README.md'))?.[1] ?? '';
+    const documented = section
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .flatMap((line) => [...line.split(' | ')[0]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map(([, name]) => name!));
+    expect([...documented].sort()).toEqual([...inConfig, ...READ_ELSEWHERE].sort());
   });
 });
 
