@@ -3,10 +3,12 @@
 // source files (the API guide, the dashboard's stylesheet, the package's version), what it loads
 // only when first used (the internal GraphQL server, GraphiQL, the mailer), and the packages it
 // holds itself (one copy of graphql for the schema and every server that runs it).
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { SERVICE_NODE_FLAGS, bundle } from '../scripts/build.js';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENTRIES, SERVICE_NODE_FLAGS, bundleEntries } from '../scripts/build.js';
 import { graphql } from '../src/graphql.js';
 import { ROOT, createCliStore, startService, type CliStore, type RunningService } from './support/cli.js';
 
@@ -17,9 +19,9 @@ beforeAll(async () => {
   // inside the project, as dist/ is: the bundle finds its packages in the project's node_modules
   mkdirSync(join(ROOT, 'dist'), { recursive: true });
   outDir = mkdtempSync(join(ROOT, 'dist', 'test-'));
-  const [created, main] = await Promise.all([createCliStore(), bundle('src/main.ts', outDir)]);
+  const [created] = await Promise.all([createCliStore(), bundleEntries(ENTRIES, outDir)]);
   store = created;
-  service = await startService(store.env, 60_000, [...SERVICE_NODE_FLAGS, main]);
+  service = await startService(store.env, 60_000, [...SERVICE_NODE_FLAGS, join(outDir, 'main.js')]);
 }, 90_000);
 afterAll(async () => {
   await service?.stop();
@@ -33,9 +35,11 @@ it('is JavaScript with its source map, and no TypeScript loader is needed to run
   expect(JSON.parse(readFileSync(join(outDir, 'main.js.map'), 'utf8'))).toMatchObject({ version: 3 });
 });
 
-it('is what npm start runs, with the Node flags the bench and this test start it with', () => {
-  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  expect(scripts.start).toContain(`node ${SERVICE_NODE_FLAGS.join(' ')} dist/main.js`);
+it('is what npm start and npm run cli run, built first only when the sources changed', () => {
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  expect(scripts.start).toBe(`node scripts/build-if-changed.js && NODE_ENV=\${NODE_ENV:-production} node ${SERVICE_NODE_FLAGS.join(' ')} dist/main.js`);
+  expect(scripts.cli).toBe('node scripts/build-if-changed.js --run dist/cli.js');
+  expect(scripts.build).toBe('node scripts/build-if-changed.js --always');
 });
 
 it('answers the REST API', async () => {
@@ -81,4 +85,69 @@ it('writes a sign-in mail to the outbox (the mailer loads on the first message)'
   const outbox = join(store.dataDir, 'outbox');
   const [mail] = readdirSync(outbox);
   expect(readFileSync(join(outbox, mail!), 'utf8')).toContain('To: bundle.test@example.com');
+});
+
+/** The files a bundle loads as it starts: itself and the chunks it imports statically, transitively. */
+function loadedAtStart(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  const code = readFileSync(file, 'utf8');
+  for (const [, path] of code.matchAll(/^(?:import|export)\s[^;]*?["'](\.\/[^"']+\.js)["'];?$/gm)) loadedAtStart(join(file, '..', path!), seen);
+  return seen;
+}
+
+describe('the CLI bundle', () => {
+  const cli = (...args: string[]) =>
+    promisify(execFile)(process.execPath, ['--enable-source-maps', join(outDir, 'cli.js'), ...args], { cwd: ROOT, env: { ...process.env, ...store.env } });
+
+  it('runs a command through the running service, saying nothing on stderr', async () => {
+    const { stdout, stderr } = await cli('account', 'create', '--email', 'bundle.cli@example.com', '--plan', 'starter');
+    expect(JSON.parse(stdout)).toMatchObject({ email: 'bundle.cli@example.com', plan: 'starter' });
+    expect(stderr).toBe('');
+  });
+
+  it("loads none of the service's modules as it starts: those wait until no service runs", () => {
+    const sources = [...loadedAtStart(join(outDir, 'cli.js'))].flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/^\/\/ (src\/\S+)$/gm)].map(([, source]) => source!),
+    );
+    expect(sources).toContain('src/cli/main.ts');
+    expect(sources).toContain('src/config.ts');
+    expect(
+      sources.filter((source) =>
+        /^src\/(app|start|services)\.ts$|^src\/(schema|db|dashboard|internal|rba|webhooks)\/|^src\/rest\/(pipeline|routes)\.ts$|^src\/jobs\/import-rates\.ts$/.test(
+          source,
+        ),
+      ),
+    ).toEqual([]);
+  });
+});
+
+describe('scripts/build-if-changed.js', { timeout: 240_000 }, () => {
+  /** A copy of the project's inputs inside the project (its packages are found in node_modules above). */
+  let project: string;
+  beforeAll(() => {
+    project = mkdtempSync(join(ROOT, 'dist', 'test-project-'));
+    for (const input of ['src', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json'])
+      cpSync(join(ROOT, input), join(project, input), { recursive: true });
+  });
+  afterAll(() => rmSync(project, { recursive: true, force: true }));
+  const run = () => promisify(execFile)(process.execPath, ['scripts/build-if-changed.js'], { cwd: project });
+  const builtAt = () => statSync(join(project, 'dist', 'cli.js')).mtimeMs;
+
+  it('builds when there is no bundle, then not again until a source changes', async () => {
+    const first = await run();
+    expect(first.stderr).toContain('no bundle yet: building dist/');
+    expect(first.stdout).toBe('');
+    const built = builtAt();
+
+    const unchanged = await run();
+    expect(unchanged.stderr).toBe('');
+    expect(builtAt()).toBe(built);
+
+    appendFileSync(join(project, 'src', 'version.ts'), '\n// changed\n');
+    const edited = await run();
+    expect(edited.stderr).toContain('the sources changed: building dist/');
+    expect(builtAt()).toBeGreaterThan(built);
+    expect((await run()).stderr).toBe('');
+  });
 });

@@ -3,9 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { PLANS, type Plan } from '../domain/plans.js';
 import { graphql } from '../graphql.js';
-import { parseRbaFile, RbaFormatError } from '../rba/index.js';
 import { OperationFailed, type OperatorClient, OperatorError } from './operator-client.js';
-import { batchOf } from '../jobs/import-rates.js';
 import { isUrl, readSource } from '../jobs/read-source.js';
 
 export interface CommandArgs {
@@ -103,6 +101,9 @@ const absolute = (source: string) => (isUrl(source) ? source : resolve(source));
 async function importFile(client: OperatorClient, args: CommandArgs) {
   const source = args.positionals[0];
   if (!source) throw new OperatorError('usage: import <path-or-url>');
+  // Loaded here, not with the commands: the parsers and the calendar are most of what a command
+  // would otherwise load, and only an import needs them.
+  const [{ parseRbaFile, RbaFormatError }, { batchOf }] = await Promise.all([import('../rba/index.js'), import('../jobs/import-rates.js')]);
   let bytes;
   try {
     bytes = await readSource(source);

@@ -1,12 +1,13 @@
 // `npm run --silent cli -- <command>`: operator commands. Each prints one JSON object on stdout; a
-// refused one prints {"error": "..."} and exits 1.
+// refused one prints {"error": "..."} and exits 1, a usage mistake exits 2. `--help` prints the
+// usage of every command (the README's and docs/operations.md's commands are checked against it).
 import { parseArgs } from 'node:util';
 import { ConfigError, parseConfig } from '../config.js';
 import { NOT_UTF8 } from '../domain/text.js';
 import { commands } from './commands.js';
 import { connectOperator, OperationFailed, OperatorError } from './operator-client.js';
 
-const USAGE = `usage: npm run --silent cli -- <command>
+const USAGE = `usage: npm run --silent cli -- <command> [--create]
   import <path-or-url>
   sync [path-or-url]
   account create --email E --plan free|starter|professional|business|enterprise
@@ -15,7 +16,10 @@ const USAGE = `usage: npm run --silent cli -- <command>
   account unsuspend --email E
   key create --email E
   key revoke --prefix P
-  query <file.graphql> [--variables JSON]`;
+  query <file.graphql> [--variables JSON]
+Beside a running service (service.json in DATA_DIR) a command goes through its internal endpoint.
+Without one it opens the store itself and says which on stderr; it opens an embedded database
+that is not there yet only for import, or with --create.`;
 
 function print(value: object): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
@@ -41,11 +45,23 @@ async function main(): Promise<number> {
   try {
     parsed = parseArgs({
       allowPositionals: true,
-      options: { email: { type: 'string' }, plan: { type: 'string' }, prefix: { type: 'string' }, variables: { type: 'string' } },
+      options: {
+        email: { type: 'string' },
+        plan: { type: 'string' },
+        prefix: { type: 'string' },
+        variables: { type: 'string' },
+        create: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (error) {
     print({ error: `${(error as Error).message}\n${USAGE}` });
     return 2;
+  }
+  const { create = false, help = false, ...options } = parsed.values;
+  if (help || parsed.positionals[0] === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
   }
   const [first = '', second = '', ...rest] = parsed.positionals;
   const twoWords = `${first} ${second}`;
@@ -55,9 +71,10 @@ async function main(): Promise<number> {
     print({ error: `unknown command '${parsed.positionals.join(' ')}'\n${USAGE}` });
     return 2;
   }
-  const client = await connectOperator(parseConfig(process.env));
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  const client = await connectOperator(parseConfig(process.env), { create: create || name === 'import', say });
   try {
-    print(await command(client, { positionals, options: parsed.values }));
+    print(await command(client, { positionals, options }));
     return 0;
   } finally {
     await client.close();

@@ -1,18 +1,15 @@
 // How operator commands run (D33 in docs/decisions.md): through the running service's internal
 // endpoint when there is one (a second process must never open the embedded database it holds),
-// else in-process on a database opened here.
-import { execute, GraphQLError, parse, print, specifiedRules, validate, type DocumentNode } from 'graphql';
-import { createServices } from '../app.js';
+// else in-process on a database opened here (local-operator.ts, loaded only then). Without a
+// service the command says on stderr which store it used, and opens no embedded database that is
+// not there yet unless asked to (`--create`, or `import`, which fills a new store).
+import { existsSync } from 'node:fs';
+import { request } from 'node:http';
+import { resolve } from 'node:path';
+import { print } from 'graphql';
 import type { Config } from '../config.js';
-import { startChangeFeed } from '../db/change-feed.js';
-import { openDatabase, targetFromConfig } from '../db/connect.js';
-import { migrateToLatest } from '../db/migrate.js';
-import { DomainError } from '../errors.js';
 import type { TadaDocumentNode } from '../graphql.js';
-import { operationLimitRules } from '../internal/limits.js';
-import { createContext, OPERATOR } from '../schema/context.js';
-import { schema } from '../schema/index.js';
-import { findRunningService, keepDataDirPrivate, loadOperatorToken } from '../service-file.js';
+import { findRunningService, loadOperatorToken, type ServiceFile } from '../service-file.js';
 
 /** A refused operation: the CLI prints `{"error": message}` and exits non-zero. */
 export class OperatorError extends Error {}
@@ -38,66 +35,70 @@ export interface GraphQLResponse {
 }
 
 /** The data of an answered operation: the shape its typed document says (the schema answered it). */
-function dataOrThrow<Result>(result: GraphQLResponse): Result {
+export function dataOrThrow<Result>(result: GraphQLResponse): Result {
   if (result.errors?.length) throw new OperatorError(result.errors.map((e) => e.message).join('; '));
   return result.data as Result;
 }
 
-export async function connectOperator(config: Config): Promise<OperatorClient> {
+/** Whether a command may make a new embedded database where there is none. */
+export interface StoreChoice {
+  create: boolean;
+  /** where the command says which store it used (stderr: stdout holds its one JSON object) */
+  say: (line: string) => void;
+}
+
+/** The store a command opens itself, in words: the embedded database's directory, or the server without its password. */
+function describeStore(config: Config): string {
+  if (!config.DATABASE_URL) return `the embedded database in ${resolve(config.DATA_DIR, 'pgdata')}`;
+  const url = new URL(config.DATABASE_URL);
+  return `the PostgreSQL database ${url.pathname.slice(1) || '(default)'} on ${url.host}`;
+}
+
+export async function connectOperator(config: Config, choice: StoreChoice): Promise<OperatorClient> {
   const running = findRunningService(config.DATA_DIR);
-  if (running) {
-    const token = loadOperatorToken(config);
-    const post = async (document: string, variables?: Record<string, unknown>) => {
-      const response = await fetch(running.internalUrl, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-        body: JSON.stringify({ query: document, variables }),
-      }).catch((error: unknown) => {
-        throw new OperatorError(`The service (pid ${running.pid}) runs but its internal endpoint ${running.internalUrl} did not answer: ${String(error)}`);
-      });
-      if (response.status === 401) throw new OperatorError('The running service refused the operator token');
-      return (await response.json()) as GraphQLResponse;
-    };
-    return {
-      run: async <Result, Variables extends Record<string, unknown>>(document: TadaDocumentNode<Result, Variables>, variables: Variables) =>
-        dataOrThrow<Result>(await post(print(document), variables)),
-      execute: post,
-      close: async () => {},
-    };
+  if (running) return serviceClient(config, running);
+  // PG_VERSION is the first thing Postgres writes into a database directory it creates.
+  if (!config.DATABASE_URL && !choice.create && !existsSync(resolve(config.DATA_DIR, 'pgdata', 'PG_VERSION'))) {
+    throw new OperatorError(
+      `No database in DATA_DIR ${config.DATA_DIR} (${resolve(config.DATA_DIR)}) and no service running on it: ` +
+        "set DATA_DIR to the service's data directory (or DATABASE_URL to its server), or add --create to make a new database there",
+    );
   }
-  if (!config.DATABASE_URL) keepDataDirPrivate(config.DATA_DIR);
-  const { db, target } = await openDatabase(targetFromConfig(config));
-  await migrateToLatest(db);
-  // Other processes on a shared Postgres must hear of revocations and imports made here.
-  const changes = await startChangeFeed(target, (error) => console.error(error));
-  const { services } = createServices(db, changes, config);
-  /** As the internal endpoint would: checked against the schema and its limits, run. */
-  const executeHere = async (document: DocumentNode, variables?: Record<string, unknown>) => {
-    const invalid = validate(schema, document, [...specifiedRules, ...operationLimitRules]);
-    if (invalid.length > 0) return { errors: invalid };
-    return execute({ schema, document, contextValue: createContext(services, OPERATOR), variableValues: variables });
-  };
-  const executeText = async (text: string, variables?: Record<string, unknown>) => {
-    let parsed;
-    try {
-      parsed = parse(text);
-    } catch (error) {
-      if (error instanceof GraphQLError) return { errors: [error] };
-      throw error;
-    }
-    return executeHere(parsed, variables);
+  choice.say(`No service runs on DATA_DIR ${config.DATA_DIR}: using ${describeStore(config)}`);
+  const { openLocalOperator } = await import('./local-operator.js');
+  return openLocalOperator(config);
+}
+
+/** One POST of a JSON body; node:http rather than fetch, whose first use costs a command a tenth of its time. */
+function postJson(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Commands through the running service's internal endpoint (plain HTTP on its own port). */
+function serviceClient(config: Config, running: ServiceFile): OperatorClient {
+  const token = loadOperatorToken(config);
+  const post = async (document: string, variables?: Record<string, unknown>) => {
+    const response = await postJson(running.internalUrl, { Authorization: `Bearer ${token}` }, JSON.stringify({ query: document, variables })).catch(
+      (error: unknown) => {
+        throw new OperatorError(`The service (pid ${running.pid}) runs but its internal endpoint ${running.internalUrl} did not answer: ${String(error)}`);
+      },
+    );
+    if (response.status === 401) throw new OperatorError('The running service refused the operator token');
+    return JSON.parse(response.text) as GraphQLResponse;
   };
   return {
-    async run<Result, Variables extends Record<string, unknown>>(document: TadaDocumentNode<Result, Variables>, variables: Variables) {
-      const result = await executeHere(document, variables);
-      const original = result.errors?.[0]?.originalError;
-      if (original && !(original instanceof DomainError)) throw original;
-      return dataOrThrow<Result>(result);
-    },
-    execute: async (document, variables) => JSON.parse(JSON.stringify(await executeText(document, variables))) as GraphQLResponse,
-    async close() {
-      await changes.close();
-      await db.destroy();
-    },
+    run: async <Result, Variables extends Record<string, unknown>>(document: TadaDocumentNode<Result, Variables>, variables: Variables) =>
+      dataOrThrow<Result>(await post(print(document), variables)),
+    execute: post,
+    close: async () => {},
   };
 }

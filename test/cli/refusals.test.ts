@@ -1,5 +1,6 @@
 // Refused operator commands (D33 in docs/decisions.md): each exits non-zero and prints exactly one
-// JSON object, `{"error": "..."}`, on stdout, and changes nothing. The CLI runs as a real child
+// JSON object, `{"error": "..."}`, on stdout, and changes nothing: 1 for a refused command (a
+// missing or unknown option value included), 2 for a command line that cannot be read. The CLI runs as a real child
 // process against a running service.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAccountVia, oneJson, runCli, serviceOnOwnStore } from '../support/cli.js';
@@ -11,11 +12,10 @@ beforeAll(async () => {
 });
 
 /** Runs the command and returns its error text after checking the refusal's shape. */
-async function refusal(args: string[], exitCode: number | 'non-zero' = 1): Promise<string> {
+async function refusal(args: string[], exitCode = 1): Promise<string> {
   const result = await runCli(args, store.env);
   const output = oneJson(result);
-  if (exitCode === 'non-zero') expect(result.code).not.toBe(0);
-  else expect(result.code, result.stdout + result.stderr).toBe(exitCode);
+  expect(result.code, result.stdout + result.stderr).toBe(exitCode);
   expect(Object.keys(output)).toEqual(['error']);
   expect(output.error).toEqual(expect.any(String));
   expect(output.error.length).toBeGreaterThan(0);
@@ -46,7 +46,7 @@ describe.concurrent('refused operator commands', () => {
   });
 
   it('a plan name that does not exist', { timeout: 60_000 }, async () => {
-    const error = await refusal(['account', 'create', '--email', 'gold@example.test', '--plan', 'gold'], 'non-zero');
+    const error = await refusal(['account', 'create', '--email', 'gold@example.test', '--plan', 'gold']);
     expect(error).toContain('gold');
     expect(await accountExists('gold@example.test')).toBe(false);
   });
@@ -57,8 +57,14 @@ describe.concurrent('refused operator commands', () => {
   });
 
   it('an unknown command', { timeout: 60_000 }, async () => {
-    const error = await refusal(['key', 'rotate', '--email', 'taken@example.test'], 'non-zero');
+    const error = await refusal(['key', 'rotate', '--email', 'taken@example.test'], 2);
     expect(error).toContain("unknown command 'key rotate'");
+    expect(error).toContain('  key create --email E');
+  });
+
+  it('an unknown option', { timeout: 60_000 }, async () => {
+    const error = await refusal(['key', 'create', '--mail', 'taken@example.test'], 2);
+    expect(error).toContain("Unknown option '--mail'");
   });
 
   it('a missing --email', { timeout: 60_000 }, async () => {

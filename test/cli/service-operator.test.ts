@@ -29,7 +29,7 @@ let spare: CliStore;
 let directRefusal: Promise<CliResult>;
 beforeAll(async () => {
   [store, spare] = await Promise.all([createCliStore({ embedded: true }), createCliStore({ embedded: true })]);
-  directRefusal = runCli(['key', 'create', '--email', 'nobody@example.test'], spare.env);
+  directRefusal = runCli(['key', 'create', '--email', 'nobody@example.test', '--create'], spare.env);
   service = await startService(store.env);
 }, 90_000);
 afterAll(async () => {

@@ -1,0 +1,54 @@
+// Operator commands run in this process, on a database opened here, when no service runs on
+// DATA_DIR (D33 in docs/decisions.md). Loaded only then: beside a running service a command needs
+// none of the service's modules, and starts in a fraction of the time.
+import { execute, GraphQLError, parse, specifiedRules, validate, type DocumentNode } from 'graphql';
+import { createServices } from '../app.js';
+import type { Config } from '../config.js';
+import { startChangeFeed } from '../db/change-feed.js';
+import { openDatabase, targetFromConfig } from '../db/connect.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { DomainError } from '../errors.js';
+import type { TadaDocumentNode } from '../graphql.js';
+import { operationLimitRules } from '../internal/limits.js';
+import { createContext, OPERATOR } from '../schema/context.js';
+import { schema } from '../schema/index.js';
+import { keepDataDirPrivate } from '../service-file.js';
+import { dataOrThrow, type GraphQLResponse, type OperatorClient } from './operator-client.js';
+
+export async function openLocalOperator(config: Config): Promise<OperatorClient> {
+  if (!config.DATABASE_URL) keepDataDirPrivate(config.DATA_DIR);
+  const { db, target } = await openDatabase(targetFromConfig(config));
+  await migrateToLatest(db);
+  // Other processes on a shared Postgres must hear of revocations and imports made here.
+  const changes = await startChangeFeed(target, (error) => console.error(error));
+  const { services } = createServices(db, changes, config);
+  /** As the internal endpoint would: checked against the schema and its limits, run. */
+  const executeHere = async (document: DocumentNode, variables?: Record<string, unknown>) => {
+    const invalid = validate(schema, document, [...specifiedRules, ...operationLimitRules]);
+    if (invalid.length > 0) return { errors: invalid };
+    return execute({ schema, document, contextValue: createContext(services, OPERATOR), variableValues: variables });
+  };
+  const executeText = async (text: string, variables?: Record<string, unknown>) => {
+    let parsed;
+    try {
+      parsed = parse(text);
+    } catch (error) {
+      if (error instanceof GraphQLError) return { errors: [error] };
+      throw error;
+    }
+    return executeHere(parsed, variables);
+  };
+  return {
+    async run<Result, Variables extends Record<string, unknown>>(document: TadaDocumentNode<Result, Variables>, variables: Variables) {
+      const result = await executeHere(document, variables);
+      const original = result.errors?.[0]?.originalError;
+      if (original && !(original instanceof DomainError)) throw original;
+      return dataOrThrow<Result>(result);
+    },
+    execute: async (document, variables) => JSON.parse(JSON.stringify(await executeText(document, variables))) as GraphQLResponse,
+    async close() {
+      await changes.close();
+      await db.destroy();
+    },
+  };
+}
