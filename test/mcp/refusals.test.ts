@@ -243,7 +243,11 @@ describe('bad arguments of every tool: 400 bad_request as a tool error, nothing 
     ['get_timeseries', { start_date: '2026-05-10', end_date: '2026-05-01' }, '/timeseries?start_date=2026-05-10&end_date=2026-05-01'],
     ['get_fluctuation', { start_date: '2026-5-1', end_date: '2026-05-11' }, '/fluctuation?start_date=2026-5-1&end_date=2026-05-11'],
     ['get_period_averages', { period: 'FY24' }, '/averages?period=FY24'],
-    ['get_period_averages', { period: '2026', start_date: '2026-01-01', end_date: '2026-01-31' }, '/averages?period=2026&start_date=2026-01-01&end_date=2026-01-31'],
+    [
+      'get_period_averages',
+      { period: '2026', start_date: '2026-01-01', end_date: '2026-01-31' },
+      '/averages?period=2026&start_date=2026-01-01&end_date=2026-01-31',
+    ],
     ['get_period_averages', { period: '2026-04', interval: 'week' }, '/averages?period=2026-04&interval=week'],
   ])('%s %j as GET %s', async (tool, args, path) => {
     const { key, email } = await account(t, 'professional');
