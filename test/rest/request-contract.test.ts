@@ -1,7 +1,8 @@
-// The request contract (src/rest/contract.ts): each route's zod schemas refuse a bad query, path or
-// body with the same `info` a client reads today, in the same order of checks (the query string's own
-// rules, then each parameter in the order the route declares it, the path, then the body). Each row
-// is a request and its exact answer, recorded before the contract moved into the schemas.
+// The request contract (docs/request-contract.md): each route's zod schemas refuse a bad query, path
+// or body with the `info` a client read before the contract moved into them, in the same order of
+// checks: the query string's own rules (names, repeats, length) parameter by parameter as sent, then
+// each parameter in the order the route declares it, the path, then the body. Each row is a request
+// and its exact answer, recorded before the move (one row changed, marked).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 
@@ -54,8 +55,9 @@ const CASES: Case[] = [
   ['GET', '/latest?currency=USD', 400, "Unknown parameter 'currency'; this endpoint accepts symbols, base"],
   ['GET', '/latest?symbols=USD&symbols=EUR', 400, "Parameter 'symbols' is given more than once"],
   ['GET', `/latest?symbols=${LONG}`, 400, "Parameter 'symbols' is too long (at most 256 characters)"],
-  ['GET', '/latest?symbols=XYZ&base=USD', 400, "Unsupported base 'USD': all rates are quoted against AUD, the only base"],
-  ['GET', '/latest?base=USD&symbols=XYZ', 400, "Unsupported base 'USD': all rates are quoted against AUD, the only base"],
+  // two faults: the first parameter in the route's order (`base` came first before the contract moved)
+  ['GET', '/latest?symbols=XYZ&base=USD', 400, "Unsupported currency 'XYZ' in symbols; see /symbols for the supported codes"],
+  ['GET', '/latest?base=USD&symbols=XYZ', 400, "Unsupported currency 'XYZ' in symbols; see /symbols for the supported codes"],
   ['GET', '/latest/XYZ', 400, "Unsupported currency 'XYZ' in the path; see /symbols for the supported codes"],
   ['GET', '/latest/us', 400, "Invalid currency code 'us' in the path: a 3-letter code is required"],
   ['GET', '/latest/U%24D', 400, "Invalid currency code 'U$D' in the path: a 3-letter code is required"],

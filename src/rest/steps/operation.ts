@@ -1,6 +1,6 @@
-// The endpoint itself: the route maps the request to its operation's variables (parameters, 400),
-// the operation runs in the schema with the viewer (plan 403, data 404), and the route maps the
-// result to the JSON of docs/api.md.
+// The endpoint itself: the route's schemas read the query, the path and the body (400), the route
+// maps what they read to its operation's variables, the operation runs in the schema with the
+// viewer (plan 403, data 404), and the route maps the result to the JSON of docs/api.md.
 import { validate, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { ANONYMOUS, createContext, releaseContext } from '../../schema/context.js';
@@ -8,7 +8,8 @@ import type { Services } from '../../services.js';
 import type { Step } from '../exchange.js';
 import { stringify } from '../../json.js';
 import { prefersCsv } from '../csv.js';
-import { decodeQuery } from '../params.js';
+import { readJsonBody } from '../body.js';
+import { decodeQuery, readPathParams, readQuery } from '../params.js';
 import type { Route, RouteRequest } from '../routes.js';
 
 /**
@@ -39,7 +40,16 @@ export function runOperation(schema: GraphQLSchema, table: readonly Route[], ser
   return async (exchange) => {
     const route = exchange.route!;
     const { viewer, session } = exchange;
-    const request: RouteRequest = { params: exchange.params, search: decodeQuery(exchange.request.url.search), body: exchange.body, viewer, documentationUrl };
+    const search = decodeQuery(exchange.request.url.search);
+    route.authorize?.({ search, viewer });
+    // in this order: the query, the path, the body
+    const request: RouteRequest = {
+      query: readQuery(route.query, search),
+      params: readPathParams(route.params, exchange.params),
+      body: route.body ? readJsonBody(route.body, exchange.body!) : {},
+      viewer,
+      documentationUrl,
+    };
     const variables = route.variables(request);
     const context = (exchange.context = createContext(services, viewer ?? session ?? ANONYMOUS));
     let result: Awaited<ReturnType<CompiledQuery['query']>>;
