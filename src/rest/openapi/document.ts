@@ -24,6 +24,15 @@ const SCHEMA_TARGET = {
   // expression for it would say the same unreadably.
   override: ({ jsonSchema }: { jsonSchema: Json }) => {
     if (jsonSchema.format) delete jsonSchema.pattern;
+    // The docs page's renderer refuses an `anyOf` of plain values: a nullable value is written as a
+    // list of types, and a string of either of two kinds as one string, its kinds in its description.
+    const branches = jsonSchema.anyOf as Json[] | undefined;
+    if (branches?.every((branch) => branch.type === 'string' || branch.type === 'null')) {
+      const strings = branches.filter((branch) => branch.type === 'string');
+      delete jsonSchema.anyOf;
+      jsonSchema.type = strings.length === branches.length ? 'string' : ['string', 'null'];
+      if (strings.length === 1) Object.assign(jsonSchema, strings[0]!, { type: jsonSchema.type });
+    }
   },
 } as const;
 const COMPONENT = (id: string) => `#/components/schemas/${id}`;

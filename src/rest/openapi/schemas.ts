@@ -23,7 +23,9 @@ export const RootResponse = z
 export const StatusResponse = z
   .strictObject({
     status: z.enum(['operational', 'degraded']),
-    last_update: z.union([Instant, z.literal('unknown')]),
+    last_update: z
+      .union([Instant, z.literal('unknown')])
+      .meta({ description: 'when the newest rates were stored (an ISO 8601 instant), or `unknown` before the first import' }),
     stale: z.boolean(),
     next_update_expected: Instant,
   })
