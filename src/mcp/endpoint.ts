@@ -139,9 +139,8 @@ export function mcpSteps(options: McpEndpointOptions): Step[] {
   const tools = new ToolCalls({
     definitions: TOOLS,
     table: routes,
-    run: routeRunner(options.schema, routes, options.services),
+    run: routeRunner(options.schema, routes, options.services, options.documentationUrl),
     limits: options.limits,
-    documentationUrl: options.documentationUrl,
     logger: options.logger,
   });
   return [

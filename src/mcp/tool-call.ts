@@ -10,10 +10,9 @@ import { BadRequestError } from '../errors.js';
 import { stringify } from '../json.js';
 import type { Exchange } from '../rest/exchange.js';
 import type { RequestLimits } from '../rest/limits.js';
-import type { Route, RouteRequest } from '../rest/routes.js';
+import type { Route } from '../rest/routes.js';
 import { answerOf } from '../rest/steps/errors.js';
-import type { RouteRunner } from '../rest/steps/operation.js';
-import type { ApiKeyViewer } from '../schema/context.js';
+import type { RouteRunner, SentRequest } from '../rest/steps/operation.js';
 import type { ArgumentValue, ToolArgument, ToolDefinition } from './tools.js';
 
 /** What a call gave: the tool's result, and the status its twin would have answered with. */
@@ -34,7 +33,6 @@ export interface ToolCallOptions {
   table: readonly Route[];
   run: RouteRunner;
   limits: Pick<RequestLimits, 'admit'>;
-  documentationUrl: string;
   logger: Logger;
 }
 
@@ -78,7 +76,7 @@ function argumentFault(error: ZodError, tool: ToolDefinition, args: unknown): st
 }
 
 /** The arguments as the twin's request: its path parameters, and its query as the REST client would write it. */
-function twinRequest(tool: ToolDefinition, args: Record<string, ArgumentValue | undefined>, viewer: ApiKeyViewer, documentationUrl: string): RouteRequest {
+function twinRequest(tool: ToolDefinition, args: Record<string, ArgumentValue | undefined>): SentRequest {
   const params: Record<string, string> = {};
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(args)) {
@@ -87,7 +85,7 @@ function twinRequest(tool: ToolDefinition, args: Record<string, ArgumentValue | 
     if (tool.arguments[name]!.inPath) params[name] = text;
     else search.set(name, text);
   }
-  return { params, search, body: null, viewer, documentationUrl };
+  return { params, search, body: null };
 }
 
 const inputOf = (args: Readonly<Record<string, ToolArgument>>) =>
@@ -124,8 +122,7 @@ export class ToolCalls {
     try {
       const parsed = tool.input.safeParse(args ?? {});
       if (!parsed.success) throw new BadRequestError(argumentFault(parsed.error, tool.definition, args));
-      const request = twinRequest(tool.definition, parsed.data, viewer, this.options.documentationUrl);
-      const { data } = await this.options.run(tool.route, request, viewer);
+      const { request, data } = await this.options.run(tool.route, twinRequest(tool.definition, parsed.data), viewer);
       const { body, status = 200 } = tool.route.respond(data, request);
       const text = stringify(body);
       Object.assign(exchange.headers, await this.options.limits.admit(tool.route, viewer, exchange.peer!.client));

@@ -1,8 +1,11 @@
 // Request bodies: JSON objects only, read to a size limit, with unknown fields refused (D26 in
-// docs/decisions.md).
+// docs/decisions.md), then read by the route's zod `body` schema, built from the fields below; the
+// same schema describes the body in the OpenAPI document.
 // Syntax only, with clear 400s; domain rules (URL targets, plans) are the schema's.
+import { z } from 'zod';
 import { decodeUtf8, NOT_UTF8, textFault } from '../domain/text.js';
 import { BadRequestError } from '../errors.js';
+import { currencyCode, readValues, type NamedValues } from './params.js';
 
 /** D26: at most 16 KiB. */
 export const MAX_BODY_BYTES = 16 * 1024;
@@ -34,66 +37,47 @@ export function checkJsonContentType(contentType: string | null): void {
   }
 }
 
+/**
+ * A JSON body read by a route's schema: an object, with no field the schema does not list. An
+ * optional field given as null counts as left out.
+ */
+export function readJsonBody<Schema extends NamedValues>(schema: Schema, text: string): z.output<Schema> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new BadRequestError('The request body is not valid JSON');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new BadRequestError('The request body must be a JSON object');
+  }
+  const names = Object.keys(schema.shape);
+  const given = Object.entries(value);
+  for (const [name] of given) {
+    if (!names.includes(name)) {
+      throw new BadRequestError(`Unknown field '${name.length > 40 ? `${name.slice(0, 40)}…` : name}'; this endpoint accepts ${names.join(', ')}`);
+    }
+  }
+  return readValues(schema, Object.fromEntries(given.filter(([, field]) => field !== null)));
+}
+
+/** A field's name as the client wrote it: `currencies[1]` for an item of a list. */
+const fieldOf = (issue: { path?: PropertyKey[] }) => (issue.path ?? []).map((key, i) => (i === 0 ? String(key) : `[${String(key)}]`)).join('');
+const missing = (issue: { path?: PropertyKey[] }) => `Missing required field '${fieldOf(issue)}'`;
+
 /** JSON's escapes spell NUL and lone surrogates in valid UTF-8: a string is checked as it is read. */
-function storable(text: string, field: string): string {
-  const fault = textFault(text);
-  if (fault !== null) throw new BadRequestError(`Field '${field}' ${fault}`);
-  return text;
-}
+const storable = (base: z.ZodString) =>
+  base.refine((value) => textFault(value) === null, { error: (issue) => `Field '${fieldOf(issue)}' ${textFault(String(issue.input))}` });
 
-/** A parsed JSON object body, refusing anything but an object and fields it does not know. */
-export class JsonFields {
-  private readonly object: Record<string, unknown>;
+const arrayOfStrings = (issue: { path?: PropertyKey[] }) => `Field '${String(issue.path?.[0])}' must be an array of strings`;
 
-  constructor(text: string, allowed: readonly string[]) {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw new BadRequestError('The request body is not valid JSON');
-    }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      throw new BadRequestError('The request body must be a JSON object');
-    }
-    for (const name of Object.keys(value)) {
-      if (!allowed.includes(name)) {
-        throw new BadRequestError(`Unknown field '${name.length > 40 ? `${name.slice(0, 40)}…` : name}'; this endpoint accepts ${allowed.join(', ')}`);
-      }
-    }
-    this.object = value as Record<string, unknown>;
-  }
-
-  /** An optional field given as null counts as left out. */
-  private value(name: string): unknown {
-    return this.object[name] ?? undefined;
-  }
-
-  string(name: string, required: true): string;
-  string(name: string, required?: false): string | undefined;
-  string(name: string, required = false): string | undefined {
-    const value = this.value(name);
-    if (value === undefined) {
-      if (required) throw new BadRequestError(`Missing required field '${name}'`);
-      return undefined;
-    }
-    if (typeof value !== 'string') throw new BadRequestError(`Field '${name}' must be a string`);
-    return storable(value, name);
-  }
-
-  stringArray(name: string): string[] | undefined {
-    const value = this.value(name);
-    if (value === undefined) return undefined;
-    if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
-      throw new BadRequestError(`Field '${name}' must be an array of strings`);
-    }
-    return value.map((item: string, i) => storable(item, `${name}[${i}]`));
-  }
-
-  /** A required true or false. */
-  boolean(name: string): boolean {
-    const value = this.value(name);
-    if (value === undefined) throw new BadRequestError(`Missing required field '${name}'`);
-    if (typeof value !== 'boolean') throw new BadRequestError(`Field '${name}' must be true or false`);
-    return value;
-  }
-}
+/** The values of JSON body fields: each checks its value and describes itself. */
+export const Field = {
+  text: storable(z.string({ error: (issue) => (issue.input === undefined ? missing(issue) : `Field '${fieldOf(issue)}' must be a string`) })),
+  /** every item a string first, then each storable, then each a currency code (D4) */
+  codes: z
+    .array(z.string({ error: arrayOfStrings }), { error: arrayOfStrings })
+    .pipe(z.array(storable(z.string())))
+    .pipe(z.array(currencyCode())),
+  boolean: z.boolean({ error: (issue) => (issue.input === undefined ? missing(issue) : `Field '${fieldOf(issue)}' must be true or false`) }),
+};

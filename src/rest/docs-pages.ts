@@ -41,7 +41,7 @@ interface Asset {
 
 const asset = (body: string, headers: Record<string, string>): Asset => ({ body, etag: `"${hash('sha1', body, 'base64url')}"`, headers });
 
-/** The page: Scalar's bundle mounts itself on the script element that names the document. */
+/** The page: Scalar's bundle mounts itself on the script element that names the document. It has no icon of its own, and asks for none. */
 function docsPage(title: string): string {
   // No web fonts, no hosted AI agent (it would call Scalar's servers), no link to Scalar's hosted client or its developer toolbar.
   const configuration = JSON.stringify({
@@ -57,6 +57,7 @@ function docsPage(title: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
+<link rel="icon" href="data:,">
 </head>
 <body>
 <script id="api-reference" data-url="${OPENAPI_PATH}" data-configuration="${configuration.replaceAll('"', '&quot;')}"></script>

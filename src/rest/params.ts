@@ -1,12 +1,17 @@
-// Turning query strings and path segments into operation variables: syntax only, with clear 400s.
-// Domain rules (which dates have data, TWI in conversions, plan windows) are the schema's.
+// Query strings and path segments: decoded strictly, then read by the route's zod schemas (`query`,
+// `params`), built from the values below. The same schemas describe the parameters in the OpenAPI
+// document (src/rest/openapi/document.ts). Syntax only, with clear 400s; domain rules (which dates
+// have data, TWI in conversions, plan windows) are the schema's.
+import { z, type ZodObject, type ZodType } from 'zod';
 import { isValidIsoDate } from '../domain/calendar.js';
-import { isCurrencyCode, type CurrencyCode } from '../domain/currencies.js';
+import { CURRENCY_CODES, isCurrencyCode, type CurrencyCode } from '../domain/currencies.js';
 import { isPlainDecimal } from '../domain/decimal.js';
+import { namedPeriod } from '../domain/period-averages.js';
 import { decodeUtf8, NOT_UTF8, textFault } from '../domain/text.js';
 import { BadRequestError } from '../errors.js';
 
-const MAX_PARAM_LENGTH = 256;
+/** Every query parameter's value is at most this long. */
+export const MAX_PARAM_LENGTH = 256;
 
 const TWO_HEX_DIGITS = /^[0-9A-Fa-f]{2}$/;
 /** Printable ASCII without `%` and `+`: decodes to itself, in a query or a path. */
@@ -65,75 +70,170 @@ export function decodePathSegment(segment: string): string {
   return decodeComponent(segment, false, 'A path segment');
 }
 
-/** The query string of one request, refusing unknown, repeated and oversized parameters. */
-export class QueryParams {
-  private readonly values = new Map<string, string>();
-
-  constructor(search: URLSearchParams, allowed: readonly string[]) {
-    for (const [name, value] of search) {
-      if (!allowed.includes(name)) {
-        const known = allowed.length > 0 ? `; this endpoint accepts ${allowed.join(', ')}` : '; this endpoint takes none';
-        throw new BadRequestError(`Unknown parameter '${clip(name)}'${known}`);
-      }
-      if (this.values.has(name)) throw new BadRequestError(`Parameter '${name}' is given more than once`);
-      if (value.length > MAX_PARAM_LENGTH) throw new BadRequestError(`Parameter '${name}' is too long (at most ${MAX_PARAM_LENGTH} characters)`);
-      this.values.set(name, value);
-    }
-  }
-
-  optional(name: string): string | undefined {
-    return this.values.get(name);
-  }
-
-  required(name: string): string {
-    const value = this.values.get(name);
-    if (value === undefined || value.trim() === '') throw new BadRequestError(`Missing required parameter '${name}'`);
-    return value;
-  }
-}
-
 function clip(text: string): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
+/** The zod schema of a query string, a route's path parameters or a JSON body: named values. */
+export type NamedValues = ZodObject<Record<string, ZodType>>;
+
+/** What the query reader needs of a schema, worked out once per schema. */
+interface QueryShape {
+  names: readonly string[];
+  /** the suffix of an unknown parameter's refusal */
+  known: string;
+  required: ReadonlySet<string>;
+}
+
+const shapes = new WeakMap<NamedValues, QueryShape>();
+
+function shapeOf(schema: NamedValues | undefined): QueryShape {
+  if (!schema) return NO_PARAMETERS;
+  let shape = shapes.get(schema);
+  if (!shape) {
+    const names = Object.keys(schema.shape);
+    const required = new Set(names.filter((name) => !schema.shape[name]!.isOptional()));
+    shapes.set(schema, (shape = { names, known: `; this endpoint accepts ${names.join(', ')}`, required }));
+  }
+  return shape;
+}
+
+const NO_PARAMETERS: QueryShape = { names: [], known: '; this endpoint takes none', required: new Set() };
+
+/** A value read by a schema, or a 400 with the first thing wrong with it, in the order the schema lists its values. */
+export function readValues<Schema extends ZodType>(schema: Schema, value: unknown): z.output<Schema> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new BadRequestError(result.error.issues[0]!.message);
+  return result.data;
+}
+
+/**
+ * The query string read by a route's schema (none: the route takes no parameters). The query
+ * string's own rules come first, parameter by parameter as sent: a name the schema does not list,
+ * a name given twice and an oversized value are refused. A required parameter given blank counts as
+ * missing.
+ */
+export function readQuery<Schema extends NamedValues>(schema: Schema | undefined, search: URLSearchParams): z.output<Schema> {
+  const { names, known, required } = shapeOf(schema);
+  const values: Record<string, string> = {};
+  for (const [name, value] of search) {
+    if (!names.includes(name)) throw new BadRequestError(`Unknown parameter '${clip(name)}'${known}`);
+    if (Object.hasOwn(values, name)) throw new BadRequestError(`Parameter '${name}' is given more than once`);
+    if (value.length > MAX_PARAM_LENGTH) throw new BadRequestError(`Parameter '${name}' is too long (at most ${MAX_PARAM_LENGTH} characters)`);
+    if (value.trim() !== '' || !required.has(name)) values[name] = value;
+  }
+  return schema ? readValues(schema, values) : ({} as z.output<Schema>);
+}
+
+/**
+ * The path's parameters read by a route's schema. Each segment is read alone, so that its refusal
+ * names "the path" (`placeOf`) rather than the parameter's name, which the client never sent.
+ */
+export function readPathParams<Schema extends NamedValues>(schema: Schema | undefined, params: Readonly<Record<string, string>>): z.output<Schema> {
+  if (!schema) return params as z.output<Schema>;
+  const values: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(schema.shape)) values[name] = readValues(value, params[name]);
+  return values as z.output<Schema>;
+}
+
+/** Where a refused value was: a query parameter or a body field by its name; a value read alone is a path segment. */
+export const placeOf = (issue: { path?: PropertyKey[] }) => (issue.path?.length ? String(issue.path[0]) : 'the path');
+
+const textOf = (input: unknown) => clip(String(input));
+
+/** A value of the query or the path; without it, "Missing required parameter". */
+const text = () => z.string({ error: (issue) => (issue.input === undefined ? `Missing required parameter '${placeOf(issue)}'` : undefined) });
+
+const THREE_LETTERS = /^[A-Z]{3}$/;
+const codeOf = (text: string) => text.trim().toUpperCase();
+const invalidCode = (text: string, where: string) => `Invalid currency code '${clip(text)}' in ${where}: a 3-letter code is required`;
+const unsupportedCode = (code: string, where: string) => `Unsupported currency '${code}' in ${where}; see /symbols for the supported codes`;
+
 /** D4 (docs/decisions.md): case-insensitive on input; three letters; one of the 21. */
 export function parseCode(text: string, what: string): CurrencyCode {
-  const code = text.trim().toUpperCase();
-  if (!/^[A-Z]{3}$/.test(code)) {
-    throw new BadRequestError(`Invalid currency code '${clip(text)}' in ${what}: a 3-letter code is required`);
-  }
-  if (!isCurrencyCode(code)) {
-    throw new BadRequestError(`Unsupported currency '${code}' in ${what}; see /symbols for the supported codes`);
-  }
+  const code = codeOf(text);
+  if (!THREE_LETTERS.test(code)) throw new BadRequestError(invalidCode(text, what));
+  if (!isCurrencyCode(code)) throw new BadRequestError(unsupportedCode(code, what));
   return code;
 }
 
-/** D4: comma-separated, blanks trimmed, duplicates ignored, any unsupported code refused. */
-export function parseCodeList(text: string, what: string): CurrencyCode[] {
-  const parts = text.split(',').map((p) => p.trim());
-  if (parts.every((p) => p === '')) throw new BadRequestError(`Parameter '${what}' must list at least one currency code`);
-  const codes = new Set<CurrencyCode>();
-  for (const part of parts) if (part !== '') codes.add(parseCode(part, what));
-  return [...codes];
-}
+/** A currency code read from any text (a parameter, a segment, an item of a body's list). */
+export const currencyCode = (base: ZodType<string, string> = z.string()) =>
+  base
+    .refine((text) => THREE_LETTERS.test(codeOf(text)), { abort: true, error: (issue) => invalidCode(String(issue.input), placeOf(issue)) })
+    .transform(codeOf)
+    .pipe(z.enum(CURRENCY_CODES, { error: (issue) => unsupportedCode(String(issue.input), placeOf(issue)) }));
 
-export function parseDate(text: string, what: string): string {
-  if (!isValidIsoDate(text)) throw new BadRequestError(`Invalid date '${clip(text)}' in ${what}: use a real date as YYYY-MM-DD`);
-  return text;
-}
+const CODE_DESCRIPTION = 'A currency code of /symbols, in any case';
 
-/** D14: a plain decimal; the range (> 0, at most 1e15) is checked with the conversion. */
-export function parseAmount(text: string): string {
-  const amount = text.trim();
-  if (!isPlainDecimal(amount)) {
-    throw new BadRequestError(`Invalid amount '${clip(text)}': use a plain decimal number greater than 0, such as 100 or 0.5`);
-  }
-  return amount;
-}
-
-/** The only base is AUD. */
-export function checkBase(text: string | undefined): void {
-  if (text !== undefined && text.trim().toUpperCase() !== 'AUD') {
-    throw new BadRequestError(`Unsupported base '${clip(text)}': all rates are quoted against AUD, the only base`);
-  }
-}
+/**
+ * The values of query parameters and path segments: each checks its text and describes itself.
+ * A route lists them in its `query` or `params` schema; `.optional()` makes one optional, `.meta()`
+ * gives it its own description.
+ */
+export const Param = {
+  /** D4: case-insensitive on input, answered in upper case */
+  code: currencyCode(text()).meta({ description: CODE_DESCRIPTION }),
+  /** D4: comma-separated, blanks trimmed, duplicates ignored, any unsupported code refused */
+  codes: text()
+    .transform((list) => list.split(',').map((part) => part.trim()))
+    .refine((parts) => parts.some((part) => part !== ''), {
+      error: (issue) => `Parameter '${placeOf(issue)}' must list at least one currency code`,
+    })
+    .transform((parts) => parts.filter((part) => part !== ''))
+    .pipe(z.array(currencyCode()))
+    .transform((codes) => [...new Set(codes)])
+    .meta({
+      description:
+        'Comma-separated currency codes of /symbols, in any case; blanks around a code and repeats are ignored, an unsupported code is refused (400)',
+    }),
+  date: text()
+    .refine(isValidIsoDate, { error: (issue) => `Invalid date '${textOf(issue.input)}' in ${placeOf(issue)}: use a real date as YYYY-MM-DD` })
+    .meta({ format: 'date', description: 'A calendar date (Sydney) written YYYY-MM-DD, such as 2023-01-03; rates start in 2018' }),
+  /** D14: a plain decimal; the range (> 0, at most 1e15) is checked with the conversion */
+  amount: text()
+    .refine((amount) => isPlainDecimal(amount.trim()), {
+      error: (issue) => `Invalid amount '${textOf(issue.input)}': use a plain decimal number greater than 0, such as 100 or 0.5`,
+    })
+    .transform((amount) => amount.trim())
+    .meta({
+      description: 'The amount to convert: a decimal number greater than 0 and at most 1e15, such as 100 or 12.5 (no exponent, no thousands separators)',
+    }),
+  /** The only base is AUD. */
+  base: text()
+    .refine((base) => base.trim().toUpperCase() === 'AUD', {
+      error: (issue) => `Unsupported base '${textOf(issue.input)}': all rates are quoted against AUD, the only base`,
+    })
+    .meta({ description: 'Only AUD, the default (in any case): every rate is quoted against the Australian dollar' }),
+  /** D38: the nearest rate day instead of a date without rates */
+  fallback: z
+    .enum(['previous', 'next'], {
+      error: (issue) => `Invalid fallback '${textOf(issue.input)}': use previous or next, or leave it out for exactly that date`,
+    })
+    .meta({
+      description:
+        'Previous or next: a date without rates (for that currency) answers with the nearest rate day before or after it, `date` being the day used and `requested_date` the date asked for. Left out: exactly that date, or 404',
+    }),
+  /** D37: a named period, in any case; read as its name (upper case) and its first and last day */
+  period: text()
+    .transform((period, context) => {
+      const named = namedPeriod(period);
+      if (named) return named;
+      context.issues.push({
+        code: 'custom',
+        input: period,
+        message: `Invalid period '${clip(period)}': use YYYY, FYYYYY (the financial year ending 30 June), YYYY-H1 or H2, YYYY-Q1 to Q4, or YYYY-MM`,
+      });
+      return z.NEVER;
+    })
+    .meta({
+      description:
+        'A calendar year (2024), an Australian financial year (FY2025: 1 July 2024 to 30 June 2025), a half (2025-H1), a quarter (2025-Q3) or a month (2025-06), letters in any case; instead of start_date and end_date',
+    }),
+  /** D37: the only interval */
+  interval: z
+    .literal('month', { error: (issue) => `Invalid interval '${textOf(issue.input)}': the only interval is month` })
+    .meta({ description: 'Month: adds the same figures for each calendar month of the period' }),
+  /** a subscription's id, as the service gave it */
+  id: text().meta({ description: 'The id of the subscription, as creating or listing it answered' }),
+};

@@ -64,7 +64,7 @@ export function restSteps(options: PipelineOptions): Step[] {
     ...(options.sharedAnswers ? [sharedAnswers(services.clock, () => services.rateHistory.generation)] : []),
     freshness(services.clock),
     readBody,
-    runOperation(routeRunner(options.schema, routes, services), options.documentationUrl),
+    runOperation(routeRunner(options.schema, routes, services, options.documentationUrl)),
   ];
 }
 

@@ -1,27 +1,31 @@
-// The public REST contract as data: each endpoint is one GraphQL operation, a mapper from the HTTP
-// request to its variables and a mapper from its result to the JSON of docs/api.md.
+// The public REST contract as data: each endpoint is one GraphQL operation, the zod schemas that read
+// its query, path and body (which also describe them in the OpenAPI document), a mapper from what
+// they read to the operation's variables and a mapper from its result to the JSON of docs/api.md.
+// How to add a parameter or a route: docs/request-contract.md.
 import type { DocumentNode } from 'graphql';
+import { z, type ZodType } from 'zod';
 import type { RateValues } from '../db/rates.js';
-import { QUOTE_NOTE, QUOTED_CODES } from '../domain/currencies.js';
+import { CURRENCIES, QUOTE_NOTE, QUOTED_CODES } from '../domain/currencies.js';
 import { graphql, type TadaDocumentNode } from '../graphql.js';
 import { ANONYMOUS, type ApiKeyViewer } from '../schema/context.js';
 import { datedRatesRefused, mayReadDatedRates } from '../schema/viewer-scopes.js';
 import { RawJson, ratesJson, seriesJson, type Json } from '../json.js';
-import type { ZodType } from 'zod';
-import { JsonFields } from './body.js';
+import { Field } from './body.js';
 import type { RefusalCode } from '../http/error-status.js';
 import * as Schemas from './openapi/schemas.js';
 import { CsvBody, csvRow } from './csv.js';
-import { BadRequestError } from '../errors.js';
-import { namedPeriod } from '../domain/period-averages.js';
+import { Param, type NamedValues } from './params.js';
 import { AVERAGES, averagesCsv, averagesJson } from './averages.js';
-import { QueryParams, checkBase, parseAmount, parseCode, parseCodeList, parseDate } from './params.js';
 
-export interface RouteRequest {
-  params: Readonly<Record<string, string>>;
-  search: URLSearchParams;
-  /** the raw request body of a route that takes one (`body: 'json'`), else null */
-  body: string | null;
+/** The path's parameters of a route without a `params` schema: the segments as the router decoded them. */
+export type PathSegments = z.ZodObject<Record<string, ZodType<string>>>;
+
+/** A request as its route's mappers see it: the query, the path and the body read by the route's schemas. */
+export interface RouteRequest<Query = Record<string, unknown>, Params = Readonly<Record<string, string>>, Body = Record<string, unknown>> {
+  query: Query;
+  params: Params;
+  /** the fields of a route that takes a body, else an empty object */
+  body: Body;
   viewer: ApiKeyViewer | null;
   documentationUrl: string;
 }
@@ -29,11 +33,18 @@ export interface RouteRequest {
 /**
  * One endpoint: its operation (`document`), typed from schema.graphql (src/graphql.ts) by
  * `defineRoute`, so that `variables` must return exactly the document's variables and `respond`
- * reads exactly its result, checked at compile time. The facade holds every route as a plain
- * `Route` and runs only these documents, compiled once at start-up (steps/operation.ts `prepareDocuments`):
+ * reads exactly its result, checked at compile time; what `variables` and `respond` read of the
+ * request is typed from the route's zod schemas. The facade holds every route as a plain `Route`
+ * and runs only these documents, compiled once at start-up (steps/operation.ts `prepareDocuments`):
  * nothing from a request becomes a document.
  */
-export interface Route<Result = unknown, Variables = Record<string, unknown>> {
+export interface Route<
+  Result = unknown,
+  Variables = Record<string, unknown>,
+  Query extends NamedValues = NamedValues,
+  Params extends NamedValues = PathSegments,
+  Body extends NamedValues = NamedValues,
+> {
   /** the operation's name; also how usage and logs name the endpoint */
   name: string;
   /** HEAD is answered by the GET route */
@@ -47,36 +58,34 @@ export interface Route<Result = unknown, Variables = Record<string, unknown>> {
    * session; a missing one is invalid_api_key, D12 in docs/decisions.md; not metered)
    */
   auth: 'none' | 'key' | 'optional' | 'account';
-  /** a JSON body of at most 16 KiB is read before the variables are mapped */
-  body?: 'json';
+  /** the query parameters the route takes (none without it), in the order they are checked and documented */
+  query?: Query;
+  /** the path's `:name` segments */
+  params?: Params;
+  /** the fields of a JSON body of at most 16 KiB, read before the variables are mapped; without it the route reads no body */
+  body?: Body;
+  /**
+   * A refusal of the viewer (401) that depends on what the query asks for: run before the
+   * parameters are read, as D11 orders the checks.
+   */
+  authorize?(request: { search: URLSearchParams; viewer: ApiKeyViewer | null }): void;
   /** the answer depends only on the query, the viewer's plan, the stored rates and the time: identical requests may share it briefly */
   cacheable?: boolean;
   /** answers with rates: a stale answer says so (D23 in docs/decisions.md, src/rest/steps/freshness.ts) */
   rates?: boolean;
   document: DocumentNode;
-  variables(req: RouteRequest): Variables;
-  respond(data: Result, req: RouteRequest): { body: Json; status?: number };
+  variables(req: RouteRequest<z.output<Query>, z.output<Params>, z.output<Body>>): Variables;
+  respond(data: Result, req: RouteRequest<z.output<Query>, z.output<Params>, z.output<Body>>): { body: Json; status?: number };
   /** the answer as CSV, for a client whose Accept prefers text/csv (src/rest/csv.ts) */
-  csv?(data: Result, req: RouteRequest): CsvBody;
+  csv?(data: Result, req: RouteRequest<z.output<Query>, z.output<Params>, z.output<Body>>): CsvBody;
   cacheControl: string;
-  /** what the OpenAPI document says of the route (src/rest/openapi/document.ts) */
+  /** what the OpenAPI document says of the route beyond its schemas (src/rest/openapi/document.ts) */
   doc?: RouteDoc;
-}
-
-export interface ParameterDoc {
-  name: string;
-  in: 'query' | 'path';
-  required?: boolean;
-  schema: ZodType;
-  /** added to the schema's own description */
-  description?: string;
 }
 
 export interface RouteDoc {
   summary: string;
   description?: string;
-  parameters?: readonly ParameterDoc[];
-  requestBody?: ZodType;
   /** the success body */
   response: ZodType;
   /**
@@ -86,8 +95,25 @@ export interface RouteDoc {
   errors: readonly RefusalCode[];
   /** statuses other than 200 that answer with a body of their own (not the error envelope) */
   otherResponses?: Readonly<Record<number, ZodType>>;
-  /** a request (query string or path) and its answer with the fixture data of test/fixtures/rba/ */
-  example?: { query?: string; path?: string; body: unknown; csv?: string };
+  example: RouteExample;
+}
+
+/**
+ * A request and the service's answer to it with the fixture data of test/fixtures/rba/, checked
+ * against the live answer by test/rest/openapi.test.ts. The document shows it as the 200's example,
+ * and its path segments, query parameters and body as the parameters' and the body's examples, so
+ * that the code samples ask what the example answers.
+ */
+export interface RouteExample {
+  /** the path and query string, as sent */
+  request: string;
+  /** the JSON body sent */
+  body?: Json;
+  response: unknown;
+  /** the answer with `Accept: text/csv` */
+  csv?: string;
+  /** the answer's fields that differ from one request or service to another (ids, secrets, times), as dotted paths */
+  varies?: readonly string[];
 }
 
 /** Refuses a `variables` that returns a variable its document does not declare. */
@@ -96,13 +122,21 @@ type OnlyDeclared<Returned, Declared> = [Exclude<keyof Returned, keyof Declared>
   : { variables: 'returns a variable that the document does not declare' };
 
 /**
- * Checks a route against its document (the types come from the document alone), then hands it on
- * as a plain `Route`: a method's parameters are bivariant, so the typed route is one. (An enum value
- * written as a literal in `variables` needs `as const`: TypeScript widens it while it infers.)
+ * Checks a route against its document (the types come from the document alone) and its mappers
+ * against its schemas, then hands it on as a plain `Route`: a method's parameters are bivariant, so
+ * the typed route is one. (An enum value written as a literal in `variables` needs `as const`:
+ * TypeScript widens it while it infers.)
  */
-export const defineRoute = <Result, Variables extends Record<string, unknown>, Returned extends Variables>(
-  route: Route<NoInfer<Result>, Returned> & { document: TadaDocumentNode<Result, Variables> } & OnlyDeclared<Returned, Variables>,
-): Route => route;
+export const defineRoute = <
+  Result,
+  Variables extends Record<string, unknown>,
+  Returned extends Variables,
+  Query extends NamedValues = NamedValues,
+  Params extends NamedValues = PathSegments,
+  Body extends NamedValues = NamedValues,
+>(
+  route: Route<NoInfer<Result>, Returned, Query, Params, Body> & { document: TadaDocumentNode<Result, Variables> } & OnlyDeclared<Returned, Variables>,
+): Route => route as Route;
 
 /** The day of /latest and /{date}, whichever field of the schema answered it. */
 interface DayData {
@@ -112,90 +146,79 @@ interface DayData {
 }
 
 /** The body of /latest and /{date}; with `fallback` (D38), `requested_date` echoes the date asked for. */
-const ratesBody = (day: DayData, req?: RouteRequest): Json => ({
+const ratesBody = (day: DayData, requestedDate?: string): Json => ({
   success: true,
   timestamp: day.timestamp,
   base: 'AUD',
   date: day.date,
-  requested_date: req?.search.has('fallback') ? req.params.date : undefined,
+  requested_date: requestedDate,
   rates: ratesJson(day.rates),
 });
-
-/** D38: `fallback` of /{date} and /{date}/{currency}, the only parameter they take. */
-function fallbackOf(search: URLSearchParams): 'previous' | 'next' | null {
-  const fallback = new QueryParams(search, ['fallback']).optional('fallback');
-  if (fallback === undefined) return null;
-  if (fallback === 'previous' || fallback === 'next') return fallback;
-  throw new BadRequestError(`Invalid fallback '${fallback.slice(0, 40)}': use previous or next, or leave it out for exactly that date`);
-}
-
-/** `symbols` and `base` of /latest and /timeseries. */
-function symbolsAndBase(params: QueryParams) {
-  checkBase(params.optional('base'));
-  const symbols = params.optional('symbols');
-  return symbols === undefined ? null : parseCodeList(symbols, 'symbols');
-}
-
-/** The query of /timeseries and /fluctuation: a date range, `symbols` and `base`. */
-function dateRange(search: URLSearchParams) {
-  const params = new QueryParams(search, ['start_date', 'end_date', 'symbols', 'base']);
-  const start = parseDate(params.required('start_date'), 'start_date');
-  const end = parseDate(params.required('end_date'), 'end_date');
-  return { start, end, codes: symbolsAndBase(params) };
-}
-
-/**
- * The query of /averages (D37): exactly one of `period` (five forms, any case) or
- * `start_date`+`end_date`; `symbols`, `base`, and `interval=month`. Syntax only: the range's length
- * and direction are the core's rules.
- */
-function averagesQuery(search: URLSearchParams) {
-  const params = new QueryParams(search, ['period', 'start_date', 'end_date', 'symbols', 'base', 'interval']);
-  const periodText = params.optional('period');
-  const custom = params.optional('start_date') !== undefined || params.optional('end_date') !== undefined;
-  if ((periodText === undefined) === !custom) {
-    throw new BadRequestError('Give either period (such as FY2025, 2024, 2025-H1, 2025-Q3 or 2025-06) or start_date and end_date, not both');
-  }
-  let period: string | null = null;
-  let range: { start: string; end: string };
-  if (periodText !== undefined) {
-    const named = namedPeriod(periodText);
-    if (!named) {
-      throw new BadRequestError(
-        `Invalid period '${periodText.slice(0, 40)}': use YYYY, FYYYYY (the financial year ending 30 June), YYYY-H1 or H2, YYYY-Q1 to Q4, or YYYY-MM`,
-      );
-    }
-    ({ name: period, ...range } = named);
-  } else {
-    range = { start: parseDate(params.required('start_date'), 'start_date'), end: parseDate(params.required('end_date'), 'end_date') };
-  }
-  const interval = params.optional('interval');
-  if (interval !== undefined && interval !== 'month') throw new BadRequestError(`Invalid interval '${interval.slice(0, 40)}': the only interval is month`);
-  return { period, variables: { ...range, codes: symbolsAndBase(params), byMonth: interval !== undefined } };
-}
 
 /** Exact decimal strings written as JSON numbers. */
 const rawNumbers = (decimals: Record<string, string>): Record<string, RawJson> =>
   Object.fromEntries(Object.entries(decimals).map(([name, value]) => [name, new RawJson(value)]));
 
-const NO_QUERY: readonly string[] = [];
-
-const SYMBOLS_PARAM: ParameterDoc = { name: 'symbols', in: 'query', schema: Schemas.Param.symbols };
-const BASE_PARAM: ParameterDoc = { name: 'base', in: 'query', schema: Schemas.Param.base };
-const RANGE_PARAMS: readonly ParameterDoc[] = [
-  { name: 'start_date', in: 'query', required: true, schema: Schemas.Param.date },
-  { name: 'end_date', in: 'query', required: true, schema: Schemas.Param.date, description: 'not before start_date' },
-  SYMBOLS_PARAM,
-  BASE_PARAM,
-];
-const FALLBACK_PARAM: ParameterDoc = { name: 'fallback', in: 'query', schema: Schemas.FallbackParam };
-const SUBSCRIPTION_ID: ParameterDoc = { name: 'id', in: 'path', required: true, schema: Schemas.Param.id };
+/** `symbols` and `base` of /latest, /timeseries and /fluctuation. */
+const SYMBOLS_AND_BASE = {
+  symbols: Param.codes.optional(),
+  base: Param.base.optional(),
+};
+/** The query of /timeseries and /fluctuation: a date range, `symbols` and `base`. */
+const DATE_RANGE = z.object({
+  start_date: Param.date.meta({ description: 'The first day of the range (YYYY-MM-DD)' }),
+  end_date: Param.date.meta({ description: 'The last day of the range (YYYY-MM-DD), not before start_date' }),
+  ...SYMBOLS_AND_BASE,
+});
+/**
+ * The query of /averages (D37): exactly one of `period` or `start_date`+`end_date`, then `symbols`,
+ * `base` and `interval`. Syntax only: the range's length and direction are the core's rules.
+ */
+const AVERAGES_QUERY = z
+  .object({
+    period: Param.period.optional(),
+    start_date: Param.date.optional().meta({ description: 'The first day of a custom range (YYYY-MM-DD), with end_date instead of period' }),
+    end_date: Param.date.optional().meta({ description: 'The last day of a custom range (YYYY-MM-DD), at most 365 days after start_date' }),
+    ...SYMBOLS_AND_BASE,
+    interval: Param.interval.optional(),
+  })
+  .check((context) => {
+    const { period, start_date, end_date } = context.value;
+    const custom = start_date !== undefined || end_date !== undefined;
+    if ((period === undefined) === !custom) {
+      context.issues.push({
+        code: 'custom',
+        input: context.value,
+        message: 'Give either period (such as FY2025, 2024, 2025-H1, 2025-Q3 or 2025-06) or start_date and end_date, not both',
+      });
+    } else if (custom && (start_date === undefined || end_date === undefined)) {
+      context.issues.push({
+        code: 'custom',
+        input: context.value,
+        message: `Missing required parameter '${start_date === undefined ? 'start_date' : 'end_date'}'`,
+      });
+    }
+  });
+const SUBSCRIPTION_ID = z.object({ id: Param.id });
 
 const SUBSCRIPTIONS = '/api/webhook-subscriptions';
 /** The list fields of docs/api.md §2.11, in its order. */
 const SUBSCRIPTION_FIELDS = 'id url currencies description isActive failureCount lastSuccessAt createdAt';
 
 const DATE_SEGMENT = /^[0-9-]+$/; // D14: digits and dashes are a date attempt; anything else is an unknown path
+
+/** The subscription of the examples (in a request's path, the test puts the id of one it created in its place). */
+const EXAMPLE_ID = '5f0c7e1a9b3d4c2e8a6f1b0d3e7c9a24';
+const EXAMPLE_SUBSCRIPTION = {
+  id: EXAMPLE_ID,
+  url: 'https://hooks.example.com/rates',
+  currencies: ['USD', 'EUR'],
+  description: 'treasury',
+  isActive: true,
+  failureCount: 0,
+  lastSuccessAt: null,
+  createdAt: '2026-05-12T03:00:00.000Z',
+};
 
 export const routes: readonly Route[] = [
   defineRoute({
@@ -205,7 +228,7 @@ export const routes: readonly Route[] = [
     path: '/',
     auth: 'none',
     document: graphql('query Root { version }'),
-    variables: (req) => (new QueryParams(req.search, NO_QUERY), {}),
+    variables: () => ({}),
     respond: (data, req) => ({
       body: {
         success: true,
@@ -218,6 +241,16 @@ export const routes: readonly Route[] = [
       summary: 'Service information and the link to this documentation',
       response: Schemas.RootResponse,
       errors: [],
+      example: {
+        request: '/',
+        response: {
+          success: true,
+          message: 'Reserve Bank of Australia exchange rates (table F11.1, 4 pm Sydney), quoted against AUD',
+          documentation: 'https://rates.example/docs',
+          version: '0.1.0',
+        },
+        varies: ['documentation', 'version'],
+      },
     },
     cacheControl: 'no-cache',
   }),
@@ -227,7 +260,7 @@ export const routes: readonly Route[] = [
     path: '/status',
     auth: 'none',
     document: graphql('query Status { serviceStatus { state servable lastUpdate stale nextUpdateExpected } }'),
-    variables: (req) => (new QueryParams(req.search, NO_QUERY), {}),
+    variables: () => ({}),
     respond: ({ serviceStatus: s }) => ({
       status: s.servable ? 200 : 503,
       body: {
@@ -238,11 +271,16 @@ export const routes: readonly Route[] = [
       },
     }),
     doc: {
-      summary: 'Whether the data is current (D22)',
-      description: 'Never needs a key and is never metered. A 503 (`degraded` without servable data) has the same shape as the 200.',
+      summary: 'Whether the data is current',
+      description:
+        'Never needs a key and is never metered. `stale` is true when the newest stored rates are older than the last publication the RBA should have made (business days, 4 pm Sydney, with an hour of grace). A 503 (`degraded` without servable data) has the same shape as the 200.',
       response: Schemas.StatusResponse,
       errors: [],
       otherResponses: { 503: Schemas.StatusResponse },
+      example: {
+        request: '/status',
+        response: { status: 'operational', last_update: '2026-05-12T03:00:00.000Z', stale: false, next_update_expected: '2026-05-12T06:00:00.000Z' },
+      },
     },
     cacheControl: 'no-cache',
   }),
@@ -253,7 +291,7 @@ export const routes: readonly Route[] = [
     path: '/symbols',
     auth: 'none',
     document: graphql('query Symbols { currencies { code name symbol country } }'),
-    variables: (req) => (new QueryParams(req.search, NO_QUERY), {}),
+    variables: () => ({}),
     respond: ({ currencies }) => ({
       body: {
         success: true,
@@ -267,6 +305,16 @@ export const routes: readonly Route[] = [
       summary: 'The supported currency codes',
       response: Schemas.SymbolsResponse,
       errors: [],
+      example: {
+        request: '/symbols',
+        response: {
+          success: true,
+          symbols: Object.fromEntries(CURRENCIES.map(({ code, name, symbol, country }) => [code, { name, symbol, country }])),
+          count: CURRENCIES.length,
+          base: 'AUD',
+          note: 'All rates are quoted against the Australian dollar (AUD): each value is the units of foreign currency that 1 AUD buys, as published by the Reserve Bank of Australia (table F11.1, 4 pm Sydney). TWI is an index, not a currency.',
+        },
+      },
     },
     cacheControl: 'public, max-age=86400',
   }),
@@ -277,6 +325,18 @@ export const routes: readonly Route[] = [
     rates: true,
     path: '/convert',
     auth: 'optional',
+    query: z.object({
+      from: Param.code.meta({ description: 'The currency to convert from: a code of /symbols, in any case' }),
+      to: Param.code.meta({ description: 'The currency to convert to: a code of /symbols, in any case; not TWI, which is an index' }),
+      amount: Param.amount,
+      date: Param.date.optional().meta({ description: 'Convert with the rates of this date (YYYY-MM-DD) rather than the newest: only with a key' }),
+    }),
+    // Who may ask for a dated conversion is the core's rule (the `datedRates` scope). It is asked
+    // here too, on the mere presence of `date`, only because D11 puts the key (401) before the
+    // parameters (400) and the parameters are read before the operation runs.
+    authorize: ({ search, viewer }) => {
+      if (search.has('date') && !mayReadDatedRates(viewer ?? ANONYMOUS)) throw datedRatesRefused();
+    },
     document: graphql(`
       query Convert($from: CurrencyCode!, $to: CurrencyCode!, $amount: Decimal!, $date: LocalDate) {
         convert(from: $from, to: $to, amount: $amount, date: $date) {
@@ -290,19 +350,7 @@ export const routes: readonly Route[] = [
         }
       }
     `),
-    variables: (req) => {
-      // Who may ask for a dated conversion is the core's rule (the `datedRates` scope). It is asked
-      // here too, on the mere presence of `date`, only because D11 puts the key (401) before the
-      // parameters (400) and the parameters are read before the operation runs.
-      if (req.search.has('date') && !mayReadDatedRates(req.viewer ?? ANONYMOUS)) throw datedRatesRefused();
-      const params = new QueryParams(req.search, ['from', 'to', 'amount', 'date']);
-      const from = parseCode(params.required('from'), 'from');
-      const to = parseCode(params.required('to'), 'to');
-      const amount = parseAmount(params.required('amount'));
-      const dateText = params.optional('date');
-      const date = dateText === undefined ? null : parseDate(dateText, 'date');
-      return { from, to, amount, date };
-    },
+    variables: ({ query }) => ({ from: query.from, to: query.to, amount: query.amount, date: query.date ?? null }),
     respond: ({ convert: c }, req) => ({
       body: {
         success: true,
@@ -316,18 +364,12 @@ export const routes: readonly Route[] = [
     doc: {
       summary: 'Convert an amount between two currencies',
       description:
-        "Keyed: counted against the monthly quota, and `date` may be given within the plan's history (D13). Without a key (free mode): the latest rates only, `free: true`, 3 requests an hour per client (D19); a `date` without a key is 401. The rate is units of `to` per unit of `from` (D15), from the newest day on which both have a rate, on or before `date` (D9).",
-      parameters: [
-        { name: 'from', in: 'query', required: true, schema: Schemas.Param.code },
-        { name: 'to', in: 'query', required: true, schema: Schemas.Param.code, description: 'not `TWI` (D15)' },
-        { name: 'amount', in: 'query', required: true, schema: Schemas.Param.amount },
-        { name: 'date', in: 'query', schema: Schemas.Param.date, description: 'only with a key' },
-      ],
+        "With a key: counted against the monthly quota, and `date` may be any day within the plan's history. Without a key (free mode): the newest rates only, `free: true` in the answer, 3 requests an hour per client; a `date` without a key is 401. The rate is units of `to` per unit of `from` (the AUD rate of `to` divided by that of `from`), from the newest day on or before `date` on which both have a rate; `date` in the answer says which day that was.",
       response: Schemas.ConversionResponse,
       errors: ['plan_restricted'],
       example: {
-        query: '?from=USD&to=EUR&amount=100&date=2023-01-03',
-        body: {
+        request: '/convert?from=USD&to=EUR&amount=100&date=2023-01-03',
+        response: {
           success: true,
           query: { from: 'USD', to: 'EUR', amount: 100 },
           info: { rate: 0.937317, timestamp: 1672704000 },
@@ -345,6 +387,7 @@ export const routes: readonly Route[] = [
     rates: true,
     path: '/latest',
     auth: 'key',
+    query: z.object(SYMBOLS_AND_BASE),
     document: graphql(`
       query Latest($codes: [CurrencyCode!]) {
         latest {
@@ -354,13 +397,17 @@ export const routes: readonly Route[] = [
         }
       }
     `),
-    variables: (req) => ({ codes: symbolsAndBase(new QueryParams(req.search, ['symbols', 'base'])) }),
+    variables: ({ query }) => ({ codes: query.symbols ?? null }),
     respond: (data) => ({ body: ratesBody(data.latest) }),
     doc: {
       summary: 'The newest published rates',
-      parameters: [SYMBOLS_PARAM, BASE_PARAM],
+      description: 'The newest day the RBA published; a code it did not publish that day is left out.',
       response: Schemas.RatesResponse,
       errors: [],
+      example: {
+        request: '/latest?symbols=USD,EUR,JPY',
+        response: { success: true, timestamp: 1778457600, base: 'AUD', date: '2026-05-11', rates: { USD: 0.7013, EUR: 0.5964, JPY: 109.02 } },
+      },
     },
     cacheControl: 'no-store',
   }),
@@ -371,6 +418,7 @@ export const routes: readonly Route[] = [
     rates: true,
     path: '/latest/:currency',
     auth: 'key',
+    params: z.object({ currency: Param.code }),
     document: graphql(`
       query LatestCurrency($code: CurrencyCode!) {
         latest(having: $code) {
@@ -380,17 +428,14 @@ export const routes: readonly Route[] = [
         }
       }
     `),
-    variables: (req) => {
-      new QueryParams(req.search, NO_QUERY);
-      return { code: parseCode(req.params.currency!, 'the path') };
-    },
+    variables: ({ params }) => ({ code: params.currency }),
     respond: (data) => ({ body: ratesBody(data.latest) }),
     doc: {
       summary: 'The newest published rate of one currency',
-      description: 'The newest day on which that code has a rate (D10).',
-      parameters: [{ name: 'currency', in: 'path', required: true, schema: Schemas.Param.code }],
+      description: 'The newest day on which that code has a rate, which may be older than /latest for a code the RBA stopped publishing.',
       response: Schemas.RatesResponse,
       errors: ['not_found'],
+      example: { request: '/latest/USD', response: { success: true, timestamp: 1778457600, base: 'AUD', date: '2026-05-11', rates: { USD: 0.7013 } } },
     },
     cacheControl: 'no-store',
   }),
@@ -401,6 +446,7 @@ export const routes: readonly Route[] = [
     rates: true,
     path: '/timeseries',
     auth: 'key',
+    query: DATE_RANGE,
     document: graphql(`
       query TimeSeries($start: LocalDate!, $end: LocalDate!, $codes: [CurrencyCode!]) {
         timeSeries(startDate: $start, endDate: $end, having: $codes) {
@@ -408,22 +454,21 @@ export const routes: readonly Route[] = [
         }
       }
     `),
-    variables: (req) => dateRange(req.search),
-    respond: (data, req) => ({
+    variables: ({ query }) => ({ start: query.start_date, end: query.end_date, codes: query.symbols ?? null }),
+    respond: (data, { query }) => ({
       body: {
         success: true,
         timeseries: true,
-        start_date: req.search.get('start_date')!,
-        end_date: req.search.get('end_date')!,
+        start_date: query.start_date,
+        end_date: query.end_date,
         base: 'AUD',
         rates: seriesJson(data.timeSeries.rates),
       },
     }),
     // Columns in the order of `symbols`, else every code in /latest's order; a blank where a code was not published.
-    csv: ({ timeSeries: { rates } }, req) => {
-      const { start, end, codes } = dateRange(req.search);
-      const columns = codes ?? QUOTED_CODES;
-      return new CsvBody(`aud-rates_${start}_${end}.csv`, function* () {
+    csv: ({ timeSeries: { rates } }, { query }) => {
+      const columns = query.symbols ?? QUOTED_CODES;
+      return new CsvBody(`aud-rates_${query.start_date}_${query.end_date}.csv`, function* () {
         yield csvRow(['date', ...columns]);
         for (const [date, day] of rates.entries()) yield csvRow([date, ...columns.map((code) => day[code] ?? '')]);
       });
@@ -431,13 +476,12 @@ export const routes: readonly Route[] = [
     doc: {
       summary: 'The rates of every day with data in a date range',
       description:
-        "Only days with data appear (D8); the range may be at most the plan's time-series range and start within its history (D13). With `Accept: text/csv` the answer is a CSV file (`text/csv; charset=utf-8`, LF line ends, no BOM): a header row `date,USD,EUR,…` in the order of `symbols` (every code in /latest's order otherwise), one row per rate day, ascending, with the digits of the JSON and an empty cell where a code was not published; errors stay JSON.",
-      parameters: RANGE_PARAMS,
+        "Only days with data appear: weekends and holidays are left out, and a range without any rate day is 404. The range may be at most the plan's time-series range (Starter 7 days, Professional 90, Business and Enterprise 365) and must lie within its history. With `Accept: text/csv` the answer is a CSV file (`text/csv; charset=utf-8`, LF line ends, no BOM): a header row `date,USD,EUR,…` in the order of `symbols` (every code in /latest's order otherwise), one row per rate day, ascending, with the digits of the JSON and an empty cell where a code was not published; errors stay JSON.",
       response: Schemas.TimeSeriesResponse,
       errors: ['plan_restricted', 'not_found'],
       example: {
-        query: '?start_date=2023-01-01&end_date=2023-01-31&symbols=USD,EUR',
-        body: {
+        request: '/timeseries?start_date=2023-01-01&end_date=2023-01-31&symbols=USD,EUR',
+        response: {
           success: true,
           timeseries: true,
           start_date: '2023-01-01',
@@ -457,6 +501,7 @@ export const routes: readonly Route[] = [
     rates: true,
     path: '/fluctuation',
     auth: 'key',
+    query: DATE_RANGE,
     document: graphql(`
       query Fluctuation($start: LocalDate!, $end: LocalDate!, $codes: [CurrencyCode!]) {
         fluctuation(startDate: $start, endDate: $end, codes: $codes) {
@@ -472,13 +517,13 @@ export const routes: readonly Route[] = [
         }
       }
     `),
-    variables: (req) => dateRange(req.search),
-    respond: (data, req) => ({
+    variables: ({ query }) => ({ start: query.start_date, end: query.end_date, codes: query.symbols ?? null }),
+    respond: (data, { query }) => ({
       body: {
         success: true,
         fluctuation: true,
-        start_date: req.search.get('start_date')!,
-        end_date: req.search.get('end_date')!,
+        start_date: query.start_date,
+        end_date: query.end_date,
         base: 'AUD',
         rates: Object.fromEntries(data.fluctuation.map(({ code, days, ...figures }) => [code, { ...rawNumbers(figures), days }])),
       },
@@ -486,13 +531,12 @@ export const routes: readonly Route[] = [
     doc: {
       summary: 'How each currency moved over a date range',
       description:
-        'Per code, over the days of the range on which it has a rate: the rate on the first and last of them, the exact change, the change in percent and the mean (both rounded half away from zero to 6 places), the lowest and highest rate and the number of days. The range rules, plan windows and errors of /timeseries apply (D8, D13); a range without any rate day is 404, a code without a rate in it is left out.',
-      parameters: RANGE_PARAMS,
+        'Per code, over the days of the range on which it has a rate: the rate on the first and last of them, the exact change, the change in percent and the mean (both rounded half away from zero to 6 places), the lowest and highest rate and the number of days. The range rules, plan limits and errors of /timeseries apply; a range without any rate day is 404, a code without a rate in it is left out.',
       response: Schemas.FluctuationResponse,
       errors: ['plan_restricted', 'not_found'],
       example: {
-        query: '?start_date=2023-01-01&end_date=2023-01-31&symbols=USD,EUR',
-        body: {
+        request: '/fluctuation?start_date=2023-01-01&end_date=2023-01-31&symbols=USD,EUR',
+        response: {
           success: true,
           fluctuation: true,
           start_date: '2023-01-01',
@@ -515,6 +559,8 @@ export const routes: readonly Route[] = [
     path: '/:date',
     paramPatterns: { date: DATE_SEGMENT },
     auth: 'key',
+    query: z.object({ fallback: Param.fallback.optional() }),
+    params: z.object({ date: Param.date }),
     document: graphql(`
       query RateDay($date: LocalDate!, $fallback: RateFallback) {
         rateDay(date: $date, fallback: $fallback) {
@@ -524,18 +570,17 @@ export const routes: readonly Route[] = [
         }
       }
     `),
-    variables: (req) => ({ date: parseDate(req.params.date!, 'the path'), fallback: fallbackOf(req.search) }),
-    respond: (data, req) => ({ body: ratesBody(data.rateDay, req) }),
+    variables: ({ params, query }) => ({ date: params.date, fallback: query.fallback ?? null }),
+    respond: (data, { params, query }) => ({ body: ratesBody(data.rateDay, query.fallback && params.date) }),
     doc: {
       summary: 'The rates of one date',
       description:
-        "Exactly that date: a weekend, a holiday or a day the RBA did not publish is 404 (D7), unless `fallback` asks for the nearest rate day before or after it. The plan's history window applies to the date asked for and to the day used.",
-      parameters: [{ name: 'date', in: 'path', required: true, schema: Schemas.Param.date }, FALLBACK_PARAM],
+        "Exactly that date: a weekend, a holiday or a day the RBA did not publish is 404, unless `fallback` asks for the nearest rate day before or after it. The plan's history window applies to the date asked for and to the day used.",
       response: Schemas.RatesResponse,
       errors: ['plan_restricted', 'not_found'],
       example: {
-        path: '/2023-01-03',
-        body: {
+        request: '/2023-01-03',
+        response: {
           success: true,
           timestamp: 1672704000,
           base: 'AUD',
@@ -574,6 +619,8 @@ export const routes: readonly Route[] = [
     path: '/:date/:currency',
     paramPatterns: { date: DATE_SEGMENT },
     auth: 'key',
+    query: z.object({ fallback: Param.fallback.optional() }),
+    params: z.object({ date: Param.date, currency: Param.code }),
     document: graphql(`
       query RateDayCurrency($date: LocalDate!, $code: CurrencyCode!, $fallback: RateFallback) {
         rateDay(date: $date, having: $code, fallback: $fallback) {
@@ -583,21 +630,15 @@ export const routes: readonly Route[] = [
         }
       }
     `),
-    variables: (req) => {
-      const fallback = fallbackOf(req.search);
-      return { date: parseDate(req.params.date!, 'the path'), code: parseCode(req.params.currency!, 'the path'), fallback };
-    },
-    respond: (data, req) => ({ body: ratesBody(data.rateDay, req) }),
+    variables: ({ params, query }) => ({ date: params.date, code: params.currency, fallback: query.fallback ?? null }),
+    respond: (data, { params, query }) => ({ body: ratesBody(data.rateDay, query.fallback && params.date) }),
     doc: {
       summary: 'The rate of one currency on one date',
-      parameters: [
-        { name: 'date', in: 'path', required: true, schema: Schemas.Param.date },
-        { name: 'currency', in: 'path', required: true, schema: Schemas.Param.code },
-        FALLBACK_PARAM,
-      ],
+      description:
+        'Exactly that date, and 404 when the RBA published no rate for that code on it, unless `fallback` asks for the nearest rate day of that code before or after it.',
       response: Schemas.RatesResponse,
       errors: ['plan_restricted', 'not_found'],
-      example: { path: '/2023-01-03/USD', body: { success: true, timestamp: 1672704000, base: 'AUD', date: '2023-01-03', rates: { USD: 0.6828 } } },
+      example: { request: '/2023-01-03/USD', response: { success: true, timestamp: 1672704000, base: 'AUD', date: '2023-01-03', rates: { USD: 0.6828 } } },
     },
     cacheControl: 'no-store',
   }),
@@ -607,7 +648,11 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: SUBSCRIPTIONS,
     auth: 'account',
-    body: 'json',
+    body: z.object({
+      url: Field.text.meta({ format: 'uri', maxLength: 2048, description: 'Where to deliver: an HTTPS URL on a public host, at most 2048 characters' }),
+      currencies: Field.codes.optional().meta({ description: 'The currency codes to deliver (codes of /symbols); left out: every currency' }),
+      description: Field.text.optional().meta({ description: 'A note of your own, shown when listing' }),
+    }),
     document: graphql(`
       mutation CreateWebhookSubscription($input: CreateWebhookSubscriptionInput!) {
         createWebhookSubscription(input: $input) {
@@ -621,13 +666,7 @@ export const routes: readonly Route[] = [
         }
       }
     `),
-    variables: (req) => {
-      new QueryParams(req.search, NO_QUERY);
-      const body = new JsonFields(req.body!, ['url', 'currencies', 'description']);
-      const url = body.string('url', true);
-      const currencies = body.stringArray('currencies')?.map((code) => parseCode(code, 'currencies'));
-      return { input: { url, currencies, description: body.string('description') } };
-    },
+    variables: ({ body }) => ({ input: body }),
     respond: ({ createWebhookSubscription: created }) => ({
       body: {
         success: true,
@@ -639,10 +678,20 @@ export const routes: readonly Route[] = [
     doc: {
       summary: 'Subscribe an HTTPS URL to new publications',
       description:
-        'Professional plans and above (docs/api.md §8). The signing secret is in this response only. Deliveries and their signature: see Webhooks above.',
-      requestBody: Schemas.CreateSubscriptionRequest,
+        'Professional, Business and Enterprise plans (3, 10 and 50 subscriptions). The signing secret is in this response only. Deliveries and their signature: see Webhooks above.',
       response: Schemas.CreateSubscriptionResponse,
       errors: ['webhooks_not_available', 'subscription_limit_reached'],
+      example: {
+        request: SUBSCRIPTIONS,
+        body: { url: 'https://hooks.example.com/rates', currencies: ['USD', 'EUR'], description: 'treasury' },
+        response: {
+          success: true,
+          signingSecret: 'whsec_Qz__81N2PAQ6CuXVwx4IXXK___ZbgmWehApKSuDLa4Q',
+          warning: 'Store this signing secret now: it is not shown again. Use it to verify the X-ExchangeRates-Signature of each delivery.',
+          subscription: { id: EXAMPLE_ID, url: 'https://hooks.example.com/rates', currencies: ['USD', 'EUR'], description: 'treasury' },
+        },
+        varies: ['signingSecret', 'subscription.id'],
+      },
     },
     cacheControl: 'no-store',
   }),
@@ -654,7 +703,7 @@ export const routes: readonly Route[] = [
     document: graphql(`query WebhookSubscriptions {
       webhookSubscriptions { subscriptions { ${SUBSCRIPTION_FIELDS} } limit }
     }`),
-    variables: (req) => (new QueryParams(req.search, NO_QUERY), {}),
+    variables: () => ({}),
     respond: ({ webhookSubscriptions: list }) => ({
       body: { success: true, subscriptions: list.subscriptions, limit: list.limit },
     }),
@@ -662,6 +711,11 @@ export const routes: readonly Route[] = [
       summary: "The account's webhook subscriptions",
       response: Schemas.SubscriptionListResponse,
       errors: [],
+      example: {
+        request: SUBSCRIPTIONS,
+        response: { success: true, subscriptions: [EXAMPLE_SUBSCRIPTION], limit: 10 },
+        varies: ['subscriptions.0.id', 'subscriptions.0.createdAt'],
+      },
     },
     cacheControl: 'no-store',
   }),
@@ -670,16 +724,20 @@ export const routes: readonly Route[] = [
     method: 'DELETE',
     path: `${SUBSCRIPTIONS}/:id`,
     auth: 'account',
+    params: SUBSCRIPTION_ID,
     document: graphql('mutation DeleteWebhookSubscription($id: Text!) { deleteWebhookSubscription(id: $id) }'),
-    variables: (req) => (new QueryParams(req.search, NO_QUERY), { id: req.params.id! }),
+    variables: ({ params }) => ({ id: params.id }),
     respond: ({ deleteWebhookSubscription: id }) => ({
       body: { success: true, message: `Webhook subscription ${id} deleted; its pending deliveries are cancelled` },
     }),
     doc: {
       summary: 'Delete a subscription and cancel its pending deliveries',
-      parameters: [SUBSCRIPTION_ID],
       response: Schemas.DeleteSubscriptionResponse,
       errors: ['not_found'],
+      example: {
+        request: `${SUBSCRIPTIONS}/${EXAMPLE_ID}`,
+        response: { success: true, message: `Webhook subscription ${EXAMPLE_ID} deleted; its pending deliveries are cancelled` },
+      },
     },
     cacheControl: 'no-store',
   }),
@@ -688,22 +746,24 @@ export const routes: readonly Route[] = [
     method: 'PATCH',
     path: `${SUBSCRIPTIONS}/:id`,
     auth: 'account',
-    body: 'json',
+    params: SUBSCRIPTION_ID,
+    body: z.object({ isActive: Field.boolean.meta({ description: 'true: deliver again (and start counting failures from 0); false: pause' }) }),
     document: graphql(`mutation UpdateWebhookSubscription($id: Text!, $isActive: Boolean!) {
       setWebhookSubscriptionActive(id: $id, isActive: $isActive) { ${SUBSCRIPTION_FIELDS} }
     }`),
-    variables: (req) => {
-      new QueryParams(req.search, NO_QUERY);
-      return { id: req.params.id!, isActive: new JsonFields(req.body!, ['isActive']).boolean('isActive') };
-    },
+    variables: ({ params, body }) => ({ id: params.id, isActive: body.isActive }),
     respond: ({ setWebhookSubscriptionActive: subscription }) => ({ body: { success: true, subscription } }),
     doc: {
       summary: 'Re-activate (or pause) a subscription',
-      description: '`{"isActive": true}` re-activates a subscription switched off by failures and resets its failure count (D28).',
-      parameters: [SUBSCRIPTION_ID],
-      requestBody: Schemas.UpdateSubscriptionRequest,
+      description: '`{"isActive": true}` re-activates a subscription switched off after 10 failed deliveries in a row and resets its failure count.',
       response: Schemas.UpdateSubscriptionResponse,
       errors: ['not_found', 'webhooks_not_available'],
+      example: {
+        request: `${SUBSCRIPTIONS}/${EXAMPLE_ID}`,
+        body: { isActive: true },
+        response: { success: true, subscription: EXAMPLE_SUBSCRIPTION },
+        varies: ['subscription.createdAt'],
+      },
     },
     cacheControl: 'no-store',
   }),
@@ -712,6 +772,7 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: `${SUBSCRIPTIONS}/:id/test`,
     auth: 'account',
+    params: SUBSCRIPTION_ID,
     document: graphql(`
       mutation TestWebhookSubscription($id: Text!) {
         testWebhookSubscription(id: $id) {
@@ -721,15 +782,21 @@ export const routes: readonly Route[] = [
         }
       }
     `),
-    variables: (req) => (new QueryParams(req.search, NO_QUERY), { id: req.params.id! }),
+    variables: ({ params }) => ({ id: params.id }),
     respond: ({ testWebhookSubscription: test }) => ({
       body: { success: test.delivered, responseStatus: test.responseStatus, message: test.message },
     }),
     doc: {
       summary: 'Send one signed rates.test delivery now',
-      parameters: [SUBSCRIPTION_ID],
+      description: 'The delivery carries the newest rates, with the event `rates.test`; the answer says what the receiver answered.',
       response: Schemas.TestDeliveryResponse,
       errors: ['not_found', 'webhooks_not_available'],
+      example: {
+        request: `${SUBSCRIPTIONS}/${EXAMPLE_ID}/test`,
+        response: { success: true, responseStatus: 200, message: 'Test delivery 0b6f2c1e-4d8a-4f3b-9c7e-2a5d8e1f6b90 acknowledged with 200' },
+        // what the receiver answers, and the delivery's own id
+        varies: ['success', 'responseStatus', 'message'],
+      },
     },
     cacheControl: 'no-store',
   }),
@@ -740,27 +807,25 @@ export const routes: readonly Route[] = [
     rates: true,
     path: '/averages',
     auth: 'key',
+    query: AVERAGES_QUERY,
     document: AVERAGES,
-    variables: (req) => averagesQuery(req.search).variables,
-    respond: (data, req) => ({ body: averagesJson(averagesQuery(req.search).period, data.periodAverages) }),
-    csv: (data, req) => averagesCsv(averagesQuery(req.search).period, data.periodAverages),
+    variables: ({ query }) => ({
+      start: query.period?.start ?? query.start_date!,
+      end: query.period?.end ?? query.end_date!,
+      codes: query.symbols ?? null,
+      byMonth: query.interval !== undefined,
+    }),
+    respond: (data, { query }) => ({ body: averagesJson(query.period?.name ?? null, data.periodAverages) }),
+    csv: (data, { query }) => averagesCsv(query.period?.name ?? null, data.periodAverages),
     doc: {
       summary: 'Period averages: the figures accountants file',
       description:
         "Per code, over the rate days of the period that carry a value: the mean (exact, rounded half away from zero to 6 places), the number of days, the first and last of them, the rate on the last (the nearest actual rate at the period's end), the lowest and the highest. Give exactly one of `period` or `start_date` and `end_date` (at most 365 days apart). Starter keys reach periods inside their 30-day history window; Professional and above any period from 2018; Free none. A code without a value in the period is left out; a period without any rate day is 404. With `Accept: text/csv` the answer is a CSV file: a header row `code,mean,days,first_date,last_date,end_rate,min,max` and one row per code (with `interval=month`, a leading `month` column and one row per month and code); errors stay JSON.",
-      parameters: [
-        { name: 'period', in: 'query', schema: Schemas.AveragesParam.period },
-        { name: 'start_date', in: 'query', schema: Schemas.Param.date, description: 'with end_date, instead of period' },
-        { name: 'end_date', in: 'query', schema: Schemas.Param.date, description: 'not before start_date, and at most 365 days after it' },
-        SYMBOLS_PARAM,
-        BASE_PARAM,
-        { name: 'interval', in: 'query', schema: Schemas.AveragesParam.interval },
-      ],
       response: Schemas.AveragesResponse,
       errors: ['plan_restricted', 'not_found'],
       example: {
-        query: '?period=2023-01&symbols=USD,EUR',
-        body: {
+        request: '/averages?period=2023-01&symbols=USD,EUR',
+        response: {
           success: true,
           averages: true,
           period: '2023-01',

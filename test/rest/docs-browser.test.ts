@@ -1,7 +1,8 @@
 // GET /docs in a real browser (Debian's Chromium driven by playwright-core): the page renders the
 // service's OpenAPI document with the bundled Scalar renderer, and every request it makes goes to
-// the service's own origin (or is inline: data:, blob:), fonts included. A screenshot is saved in
-// test-output/ (git-ignored).
+// the service's own origin (or is inline: data:, blob:), fonts included. The renderer validates the
+// document as it loads it and says what it finds on the console: any warning or error fails the
+// test. A screenshot is saved in test-output/ (git-ignored).
 import { mkdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -30,14 +31,23 @@ afterAll(async () => {
 it.skipIf(!CHROMIUM_AVAILABLE)('renders the API reference from this origin only', { timeout: 120_000 }, async () => {
   const requested: string[] = [];
   const failures: string[] = [];
-  const violations: string[] = [];
+  const complaints: string[] = [];
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   page.on('request', (request) => requested.push(request.url()));
   page.on('requestfailed', (request) => failures.push(`${request.url()} ${request.failure()?.errorText}`));
+  // Content Security Policy violations, the renderer's document validation, anything else it complains about
+  // (with the objects it logs written out, so that a failure says what the renderer found)
+  const said: Promise<void>[] = [];
   page.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) violations.push(message.text());
+    if (message.type() !== 'error' && message.type() !== 'warning') return;
+    const args = Promise.all(message.args().map((arg) => arg.jsonValue().catch(() => 'a value that does not serialise')));
+    said.push(args.then((values) => void complaints.push(`${message.type()}: ${message.text()} ${JSON.stringify(values)} at ${message.location().url}`)));
   });
+  page.on('response', (response) => {
+    if (response.status() >= 400) complaints.push(`${response.status()} ${response.url()}`);
+  });
+  page.on('pageerror', (error) => complaints.push(`pageerror: ${error.message}`));
 
   await page.goto(`${origin}/docs`);
   // The guide's headings and the operations are rendered from /openapi.json.
@@ -50,6 +60,7 @@ it.skipIf(!CHROMIUM_AVAILABLE)('renders the API reference from this origin only'
   expect(requested).toContain(`${origin}/openapi.json`);
   expect(requested.filter((url) => !url.startsWith(`${origin}/`) && !/^(data|blob):/.test(url))).toEqual([]);
   expect(failures).toEqual([]);
-  expect(violations).toEqual([]);
+  await Promise.all(said);
+  expect(complaints).toEqual([]);
   await context.close();
 });

@@ -111,8 +111,8 @@ describe('fallback: refusals, plans and metering', () => {
     try {
       const starter = await account(t, 'starter');
       expect(await used('/2024-05-18?fallback=next', starter.key)).toMatchObject({ date: '2024-05-20', requested_date: '2024-05-18' });
-      expectError(await t.json('/2024-05-18?fallback=previous', { key: starter.key }), 403, 'plan_restricted', /for 2024-05-17 is not included/);
-      expectError(await t.json('/2024-05-17?fallback=next', { key: starter.key }), 403, 'plan_restricted', /for 2024-05-17 is not included/);
+      expectError(await t.json('/2024-05-18?fallback=previous', { key: starter.key }), 403, 'plan_restricted', /for 2024-05-17 are not included/);
+      expectError(await t.json('/2024-05-17?fallback=next', { key: starter.key }), 403, 'plan_restricted', /for 2024-05-17 are not included/);
       expectError(await t.json('/2024-05-19/USD?fallback=previous', { key: starter.key }), 403, 'plan_restricted', /last 30 days \(from 2024-05-18\)/);
       expect((await stored(t, starter.email)).used).toBe(1);
       const free = await account(t, 'free');

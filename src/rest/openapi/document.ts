@@ -1,10 +1,13 @@
 // The OpenAPI 3.1 document, generated at start-up from the route table (src/rest/routes.ts): each
-// route's path, method, parameters and `doc`, the response bodies of ./schemas.ts through zod's JSON
-// Schema output, and the status codes docs/api.md §4.1 and the decisions give each endpoint.
+// route's path, method and `doc`, its parameters and body from the same zod schemas that read them,
+// the response bodies of ./schemas.ts, all through zod's JSON Schema output, and the status codes
+// docs/api.md §4.1 and the decisions give each endpoint. Everything in it is for customers: it names
+// no decision and no file of the repository (test/rest/openapi.test.ts checks).
 import { readFileSync } from 'node:fs';
 import { z, type ZodType } from 'zod';
 import { ERROR_STATUS, type RefusalCode } from '../../http/error-status.js';
-import type { Route } from '../routes.js';
+import { MAX_PARAM_LENGTH, type NamedValues } from '../params.js';
+import type { Route, RouteExample } from '../routes.js';
 import { errorEnvelope } from './schemas.js';
 
 /** What a user needs beyond the schema (quote direction, days, plans, errors, webhooks), in markdown. */
@@ -12,16 +15,36 @@ export const API_GUIDE = readFileSync(new URL('./guide.md', import.meta.url), 'u
 
 export const API_TITLE = 'AUD exchange rates API';
 
-const SCHEMA_TARGET = { target: 'draft-2020-12', unrepresentable: 'throw' } as const;
-const COMPONENT = (id: string) => `#/components/schemas/${id}`;
-
 type Json = Record<string, unknown>;
 
-/** A schema as JSON Schema: a reference when it has an id (it is among the components), inline otherwise. */
-function jsonSchema(schema: ZodType): Json {
+const SCHEMA_TARGET = {
+  target: 'draft-2020-12',
+  unrepresentable: 'throw',
+  // A format (date, date-time, uri) says what a value is in words a reader knows; zod's regular
+  // expression for it would say the same unreadably.
+  override: ({ jsonSchema }: { jsonSchema: Json }) => {
+    if (jsonSchema.format) delete jsonSchema.pattern;
+    // The docs page's renderer refuses an `anyOf` of plain values: a nullable value is written as a
+    // list of types, and a string of either of two kinds as one string, its kinds in its description.
+    const branches = jsonSchema.anyOf as Json[] | undefined;
+    if (branches?.every((branch) => branch.type === 'string' || branch.type === 'null')) {
+      const strings = branches.filter((branch) => branch.type === 'string');
+      delete jsonSchema.anyOf;
+      jsonSchema.type = strings.length === branches.length ? 'string' : ['string', 'null'];
+      if (strings.length === 1) Object.assign(jsonSchema, strings[0]!, { type: jsonSchema.type });
+    }
+  },
+} as const;
+const COMPONENT = (id: string) => `#/components/schemas/${id}`;
+
+/**
+ * A schema as JSON Schema: a reference when it has an id (it is among the components), inline
+ * otherwise. A request's schemas are written as the client sends them (`input`), before they are read.
+ */
+function jsonSchema(schema: ZodType, io: 'input' | 'output' = 'output'): Json {
   const id = z.globalRegistry.get(schema)?.id;
   if (id) return { $ref: COMPONENT(id) };
-  const inline = z.toJSONSchema(schema, SCHEMA_TARGET) as Json;
+  const inline = z.toJSONSchema(schema, { ...SCHEMA_TARGET, io }) as Json;
   delete inline.$schema; // the document's jsonSchemaDialect says it once
   return inline;
 }
@@ -29,19 +52,25 @@ function jsonSchema(schema: ZodType): Json {
 const header = (description: string, schema: Json = { type: 'string' }) => ({ description, schema });
 
 const HEADERS = {
-  'X-Request-Id': header('A unique id for the request, on every response (D21); quote it when asking for help'),
+  'X-Request-Id': header('A unique id for the request, on every response; quote it when asking for help'),
   ETag: header('The version of the answer: send it back in If-None-Match to get a 304 when it has not changed'),
   'Cache-Control': header('`no-store` on keyed answers, `no-cache` on / and /status, `public, max-age=86400` on /symbols'),
-  'X-RateLimit-Limit-Monthly': header("The plan's monthly quota (Free: its one-time allowance, D16)", { type: 'integer' }),
+  'X-RateLimit-Limit-Monthly': header("The plan's monthly quota (Free: its one-time allowance of 300)", { type: 'integer' }),
   'X-RateLimit-Remaining-Monthly': header('Requests left in this billing period', { type: 'integer' }),
-  'X-RateLimit-Reset': header('When the quota (keyed) or the hourly window (free mode) resets; left out on Free (D17)', {
-    type: 'string',
-    format: 'date-time',
-  }),
+  'X-RateLimit-Reset': header(
+    "When the quota (keyed: the account's next billing day) or the hourly window (free mode) resets; left out on Free, whose allowance never resets",
+    {
+      type: 'string',
+      format: 'date-time',
+    },
+  ),
   'X-RateLimit-Limit': header('Free-mode /convert: requests allowed per window (3)', { type: 'integer' }),
   'X-RateLimit-Remaining': header('Free-mode /convert: requests left in this window', { type: 'integer' }),
   'X-RateLimit-Window': header('Free-mode /convert: the window, in seconds (3600)', { type: 'integer' }),
-  'X-Data-Stale': header('`true` when the newest stored rates are older than they should be (D23)', { type: 'string', enum: ['true'] }),
+  'X-Data-Stale': header('`true` when the newest stored rates are older than the last publication the RBA should have made', {
+    type: 'string',
+    enum: ['true'],
+  }),
   'X-RBA-Source-Date': header('With X-Data-Stale: the date of the newest rates served', { type: 'string', format: 'date' }),
   'Retry-After': header('Seconds until a retry may succeed', { type: 'integer' }),
   'WWW-Authenticate': header('`Bearer`'),
@@ -91,9 +120,9 @@ function responsesOf(route: Route): Json {
   const isGet = route.method === 'GET';
   const freshness: HeaderName[] = route.rates ? ['X-Data-Stale', 'X-RBA-Source-Date'] : [];
   const successHeaders: HeaderName[] = ['X-Request-Id', 'Cache-Control', ...(isGet ? (['ETag'] as const) : []), ...rateLimitHeaders(route), ...freshness];
-  const content: Json = { 'application/json': { schema: jsonSchema(doc.response), ...(doc.example ? { example: doc.example.body } : {}) } };
+  const content: Json = { 'application/json': { schema: jsonSchema(doc.response), example: doc.example.response } };
   if (route.csv) {
-    content['text/csv'] = { schema: { type: 'string', description: 'with `Accept: text/csv`' }, ...(doc.example?.csv ? { example: doc.example.csv } : {}) };
+    content['text/csv'] = { schema: { type: 'string', description: 'with `Accept: text/csv`' }, ...(doc.example.csv ? { example: doc.example.csv } : {}) };
     successHeaders.push('Content-Disposition');
   }
   const responses: Json = { 200: { description: STATUS_TEXT[200], headers: headerRefs(successHeaders), content } };
@@ -117,8 +146,46 @@ function responsesOf(route: Route): Json {
   return responses;
 }
 
+/** What the example's request gives each path segment and query parameter. */
+function exampleValues(route: Route, example: RouteExample): { path: Record<string, string>; query: URLSearchParams } {
+  const url = new URL(example.request, 'http://example.invalid');
+  const segments = url.pathname.split('/');
+  const path: Record<string, string> = {};
+  route.path.split('/').forEach((segment, i) => {
+    if (segment.startsWith(':')) path[segment.slice(1)] = decodeURIComponent(segments[i]!);
+  });
+  return { path, query: url.searchParams };
+}
+
+/**
+ * The parameters of `schema`, each with its description (from the schema, said once, on the
+ * parameter) and the example request's value as its example, which code samples show.
+ */
+function parametersOf(schema: NamedValues | undefined, place: 'query' | 'path', example: (name: string) => string | null | undefined): Json[] {
+  return Object.entries(schema?.shape ?? {}).map(([name, value]) => {
+    const { description, ...valueSchema } = jsonSchema(value, 'input');
+    if (place === 'query' && valueSchema.type === 'string') valueSchema.maxLength = Math.min(Number(valueSchema.maxLength ?? Infinity), MAX_PARAM_LENGTH);
+    const given = example(name);
+    return {
+      name,
+      in: place,
+      required: place === 'path' || !value.isOptional(),
+      ...(description ? { description } : {}),
+      schema: valueSchema,
+      ...(given != null ? { example: given } : {}),
+    };
+  });
+}
+
 function operationOf(route: Route): Json {
   const doc = route.doc!;
+  const examples = exampleValues(route, doc.example);
+  const parameters = [
+    ...parametersOf(route.params, 'path', (name) => examples.path[name]),
+    ...parametersOf(route.query, 'query', (name) => examples.query.get(name)),
+  ];
+  const undeclared = route.path.match(/:[A-Za-z]+/g)?.find((segment) => !route.params?.shape[segment.slice(1)]);
+  if (undeclared) throw new Error(`Route ${route.name}: the path's ${undeclared} has no schema in \`params\``);
   const security = route.auth === 'none' ? [] : route.auth === 'optional' ? [{}, { bearer: [] }] : [{ bearer: [] }];
   return {
     operationId: route.name,
@@ -126,21 +193,15 @@ function operationOf(route: Route): Json {
     ...(doc.description ? { description: doc.description } : {}),
     tags: [route.auth === 'account' ? 'Webhook subscriptions' : route.auth === 'none' ? 'Service' : 'Rates'],
     security,
-    ...(doc.parameters?.length
+    ...(parameters.length ? { parameters } : {}),
+    ...(route.body
       ? {
-          parameters: doc.parameters.map((p) => {
-            const schema = jsonSchema(p.schema);
-            return {
-              name: p.name,
-              in: p.in,
-              required: p.required ?? false,
-              ...(p.description ? { description: p.description } : {}),
-              schema,
-            };
-          }),
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: jsonSchema(route.body, 'input'), ...(doc.example.body ? { example: doc.example.body } : {}) } },
+          },
         }
       : {}),
-    ...(doc.requestBody ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(doc.requestBody) } } } } : {}),
     responses: responsesOf(route),
   };
 }
@@ -165,7 +226,12 @@ export function openApiDocument(table: readonly Route[], options: DocumentOption
     (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operationOf(route);
   }
   const { schemas } = z.toJSONSchema(z.globalRegistry, { ...SCHEMA_TARGET, uri: COMPONENT }) as { schemas: Record<string, Json> };
-  for (const schema of Object.values(schemas)) delete schema.$schema;
+  // A component is found by its place in the document; an `$id` of its own would be a second name,
+  // and JSON Schema refuses a fragment as one.
+  for (const schema of Object.values(schemas)) {
+    delete schema.$schema;
+    delete schema.$id;
+  }
   return {
     openapi: '3.1.1',
     info: {
@@ -178,12 +244,12 @@ export function openApiDocument(table: readonly Route[], options: DocumentOption
     tags: [
       { name: 'Rates', description: 'Keyed data endpoints, metered against the monthly quota' },
       { name: 'Service', description: 'No key, never metered' },
-      { name: 'Webhook subscriptions', description: 'docs/api.md §4.2: the account’s own subscriptions, with its API key' },
+      { name: 'Webhook subscriptions', description: 'The account’s own subscriptions, managed with its API key; never metered' },
     ],
     paths: { ...paths, ...options.extraPaths },
     components: {
       schemas,
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer <key>` (docs/api.md §5)' } },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key, sent over HTTPS as `Authorization: Bearer <key>`' } },
       headers: HEADERS,
       responses: {
         MethodNotAllowed: {

@@ -1,6 +1,8 @@
 // The one definition of every public response body (docs/api.md §2, §4.2, §7). The OpenAPI
 // document is generated from these (zod's JSON Schema output), and the tests check every response
 // the facade gives against that document: a field added to a response without being added here fails.
+// Requests are described by the routes' own schemas (src/rest/routes.ts). The descriptions are for
+// customers: no decision numbers, no repository paths.
 import { z } from 'zod';
 import { CURRENCY_CODES } from '../../domain/currencies.js';
 
@@ -9,23 +11,25 @@ const IsoDate = z.iso.date();
 const Instant = z.iso.datetime({ offset: true });
 
 /** A rate: units of the code per 1 AUD, with the RBA's digits (D1, D2). */
-const Rate = z.number().positive().meta({ description: 'Units of the currency that 1 AUD buys, with the digits the RBA published (D2)' });
+const Rate = z.number().positive().meta({ description: 'Units of the currency that 1 AUD buys, with exactly the digits the RBA published' });
 export const RatesObject = z
   .partialRecord(Code, Rate)
-  .meta({ id: 'Rates', description: 'Currency code → rate; only the codes asked for, and only those published that day (D10)' });
+  .meta({ id: 'Rates', description: 'Currency code → rate; only the codes asked for, and only those published that day' });
 
 export const RootResponse = z
   .strictObject({ success: z.literal(true), message: z.string(), documentation: z.url(), version: z.string() })
-  .meta({ id: 'RootResponse', description: 'docs/api.md §2.9' });
+  .meta({ id: 'RootResponse', description: 'What the service is, where its documentation is, and its version' });
 
 export const StatusResponse = z
   .strictObject({
     status: z.enum(['operational', 'degraded']),
-    last_update: z.union([Instant, z.literal('unknown')]),
+    last_update: z
+      .union([Instant, z.literal('unknown')])
+      .meta({ description: 'when the newest rates were stored (an ISO 8601 instant), or `unknown` before the first import' }),
     stale: z.boolean(),
     next_update_expected: Instant,
   })
-  .meta({ id: 'StatusResponse', description: 'docs/api.md §2.8; how it is worked out: D22' });
+  .meta({ id: 'StatusResponse', description: 'Whether the stored rates are current and when the next publication is expected' });
 
 export const SymbolsResponse = z
   .strictObject({
@@ -35,29 +39,32 @@ export const SymbolsResponse = z
     base: z.literal('AUD'),
     note: z.string(),
   })
-  .meta({ id: 'SymbolsResponse', description: 'docs/api.md §2.7' });
+  .meta({ id: 'SymbolsResponse', description: 'The supported codes, each with its name, symbol and country' });
 
 export const ConversionResponse = z
   .strictObject({
     success: z.literal(true),
     free: z.literal(true).optional().meta({ description: 'present, and true, only on a conversion made without a key' }),
     query: z.strictObject({ from: Code, to: Code, amount: z.number().positive() }),
-    info: z.strictObject({ rate: z.number().meta({ description: 'units of `to` per unit of `from`, 6 dp (D15)' }), timestamp: z.number().int() }),
-    date: IsoDate.meta({ description: 'the day whose rates were applied (D9)' }),
+    info: z.strictObject({
+      rate: z.number().meta({ description: 'units of `to` per unit of `from`, rounded half away from zero to 6 decimal places' }),
+      timestamp: z.number().int().meta({ description: 'Unix time of 00:00 UTC on `date`' }),
+    }),
+    date: IsoDate.meta({ description: 'the day whose rates were applied: the newest on or before the date asked for on which both codes have a rate' }),
     result: z.number().meta({ description: 'rounded half away from zero to 4 dp' }),
   })
-  .meta({ id: 'ConversionResponse', description: 'docs/api.md §2.5' });
+  .meta({ id: 'ConversionResponse', description: 'A conversion and the rate it used' });
 
 export const RatesResponse = z
   .strictObject({
     success: z.literal(true),
-    timestamp: z.number().int().meta({ description: 'Unix time of 00:00 UTC on the rate date (D5)' }),
+    timestamp: z.number().int().meta({ description: 'Unix time of 00:00 UTC on the rate date' }),
     base: z.literal('AUD'),
     date: IsoDate,
     requested_date: IsoDate.optional().meta({ description: 'with `fallback` on /{date}: the date asked for, when `date` is the rate day used' }),
     rates: RatesObject,
   })
-  .meta({ id: 'RatesResponse', description: 'docs/api.md §2.4' });
+  .meta({ id: 'RatesResponse', description: 'The rates of one day' });
 
 export const TimeSeriesResponse = z
   .strictObject({
@@ -66,9 +73,9 @@ export const TimeSeriesResponse = z
     start_date: IsoDate,
     end_date: IsoDate,
     base: z.literal('AUD'),
-    rates: z.record(IsoDate, RatesObject).meta({ description: 'Only days with data, ascending (D8)' }),
+    rates: z.record(IsoDate, RatesObject).meta({ description: 'Only days with data, ascending: no weekends, no holidays' }),
   })
-  .meta({ id: 'TimeSeriesResponse', description: 'docs/api.md §2.6' });
+  .meta({ id: 'TimeSeriesResponse', description: 'The rates of each day with data in the range' });
 
 const Figures = z
   .strictObject({
@@ -105,16 +112,7 @@ const ListedSubscription = Subscription.extend({
   failureCount: z.number().int().min(0),
   lastSuccessAt: Instant.nullable(),
   createdAt: Instant,
-}).meta({ id: 'WebhookSubscription', description: 'docs/api.md §2.11' });
-
-export const CreateSubscriptionRequest = z
-  .strictObject({
-    url: z.url().max(2048).meta({ description: 'HTTPS, on a public host (D26)' }),
-    currencies: z.array(Code).optional().meta({ description: 'left out: every currency' }),
-    description: z.string().optional(),
-  })
-  .meta({ id: 'CreateWebhookSubscriptionRequest' });
-export const UpdateSubscriptionRequest = z.strictObject({ isActive: z.boolean() }).meta({ id: 'UpdateWebhookSubscriptionRequest' });
+}).meta({ id: 'WebhookSubscription', description: 'A subscription as listed, with its delivery health' });
 
 export const CreateSubscriptionResponse = z
   .strictObject({ success: z.literal(true), signingSecret: z.string().regex(/^whsec_/), warning: z.string(), subscription: Subscription })
@@ -134,36 +132,13 @@ export const TestDeliveryResponse = z
   })
   .meta({ id: 'TestDeliveryResponse' });
 
-/** docs/api.md §7, narrowed to one status and the types a route can answer with it. */
+/** The error envelope (docs/api.md §7), narrowed to one status and the types a route can answer with it. */
 export function errorEnvelope(status: number, types: readonly [string, ...string[]]) {
   return z.strictObject({
     success: z.literal(false),
     error: z.strictObject({ code: z.literal(status), type: z.enum(types), info: z.string().meta({ description: 'for people to read' }) }),
   });
 }
-
-/** Query and path parameters, as the facade parses them (src/rest/params.ts). */
-export const Param = {
-  date: IsoDate.meta({ description: '`YYYY-MM-DD`, a Sydney calendar date from 2018 on', example: '2023-01-03' }),
-  code: z
-    .string()
-    .regex(/^[A-Za-z]{3}$/)
-    .meta({ description: 'a currency code of /symbols, in any case (D3)', example: 'USD' }),
-  symbols: z
-    .string()
-    .max(256)
-    .regex(/^[A-Za-z, ]+$/)
-    .meta({
-      description: 'comma-separated currency codes of /symbols, in any case; blanks around a code and repeats are ignored (D4); an unsupported code is 400',
-      example: 'USD,EUR',
-    }),
-  base: z
-    .string()
-    .regex(/^[Aa][Uu][Dd]$/)
-    .meta({ description: 'only `AUD`, the default: every rate is quoted against AUD (D1)' }),
-  amount: z.string().max(256).meta({ description: 'a number greater than 0 and at most 1e15, written in decimal (`100`, `12.5`; D14)', example: '100' }),
-  id: z.string().max(256).meta({ description: 'the subscription id' }),
-};
 
 /** The figures of one code over a period (GET /averages). */
 const AverageFigures = z
@@ -196,19 +171,3 @@ export const AveragesResponse = z
       .meta({ description: 'with `interval=month`: each calendar month of the period (`YYYY-MM`, clipped to it), ascending' }),
   })
   .meta({ id: 'AveragesResponse' });
-
-/** The parameters of GET /averages beyond those of every range. */
-export const AveragesParam = {
-  period: z.string().max(256).meta({
-    description:
-      'a calendar year `2024`, an Australian financial year `FY2025` (1 July 2024 to 30 June 2025), a half `2025-H1`, a quarter `2025-Q3` or a month `2025-06`; letters in any case. Instead of start_date and end_date.',
-    example: 'FY2025',
-  }),
-  interval: z.literal('month').meta({ description: '`month` adds the same figures for each calendar month of the period' }),
-};
-
-/** `fallback` of /{date} and /{date}/{currency}. */
-export const FallbackParam = z.enum(['previous', 'next']).meta({
-  description:
-    'a date without rates (for that currency) answers with the nearest rate day before it (`previous`) or after it (`next`); `date` is then the day used and `requested_date` the date asked for. Left out: exactly that date or 404.',
-});

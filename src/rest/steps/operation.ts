@@ -1,14 +1,15 @@
-// The endpoint itself: the route maps the request to its operation's variables (parameters, 400),
-// the operation runs in the schema with the viewer (plan 403, data 404), and the route maps the
-// result to the JSON of docs/api.md.
+// The endpoint itself: the route's schemas read the query, the path and the body (400), the route
+// maps what they read to its operation's variables, the operation runs in the schema with the
+// viewer (plan 403, data 404), and the route maps the result to the JSON of docs/api.md.
 import { validate, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { ANONYMOUS, createContext, releaseContext, type Context, type Viewer } from '../../schema/context.js';
+import { ANONYMOUS, createContext, releaseContext, type ApiKeyViewer, type Context, type Viewer } from '../../schema/context.js';
 import type { Services } from '../../services.js';
 import type { Step } from '../exchange.js';
 import { stringify } from '../../json.js';
 import { prefersCsv } from '../csv.js';
-import { decodeQuery } from '../params.js';
+import { readJsonBody } from '../body.js';
+import { decodeQuery, readPathParams, readQuery } from '../params.js';
 import type { Route, RouteRequest } from '../routes.js';
 
 /**
@@ -34,19 +35,43 @@ export function prepareDocuments(schema: GraphQLSchema, table: readonly Route[])
   };
 }
 
-/** A route's operation run for one request: its result's data, and the context it ran with (its rate history is the request's generation). */
-export type RouteRunner = (route: Route, request: RouteRequest, viewer: Viewer) => Promise<{ data: unknown; context: Context }>;
+/** What a request gives its route, as sent: the query string, the path's segments and the body. */
+export interface SentRequest {
+  search: URLSearchParams;
+  params: Readonly<Record<string, string>>;
+  body: string | null;
+}
 
 /**
- * Runs routes' operations: the route maps the request to its variables (parameters, 400) and the
- * operation runs in the schema with the viewer (plan 403, data 404); the first error is thrown. The
- * REST step below and the MCP tools (src/mcp) answer through it.
+ * A route's operation run for one request: what the route's schemas read of it, the result's data,
+ * and the context it ran with (its rate history is the request's generation).
  */
-export function routeRunner(schema: GraphQLSchema, table: readonly Route[], services: Services): RouteRunner {
+export type RouteRunner = (
+  route: Route,
+  sent: SentRequest,
+  viewer: ApiKeyViewer | null,
+  session?: Viewer | null,
+) => Promise<{ request: RouteRequest; data: unknown; context: Context }>;
+
+/**
+ * Runs routes' operations: the route's schemas read the query, the path and the body in this order
+ * (400), the route maps them to its variables, and the operation runs in the schema with the viewer
+ * (plan 403, data 404); the first error is thrown. The REST step below and the MCP tools (src/mcp)
+ * answer through it.
+ */
+export function routeRunner(schema: GraphQLSchema, table: readonly Route[], services: Services, documentationUrl: string): RouteRunner {
   const compiledFor = prepareDocuments(schema, table);
-  return async (route, request, viewer) => {
+  return async (route, sent, viewer, session = null) => {
+    route.authorize?.({ search: sent.search, viewer });
+    const request: RouteRequest = {
+      query: readQuery(route.query, sent.search),
+      params: readPathParams(route.params, sent.params),
+      body: route.body ? readJsonBody(route.body, sent.body!) : {},
+      viewer,
+      documentationUrl,
+    };
     const variables = route.variables(request);
-    const context = createContext(services, viewer);
+    const context = createContext(services, viewer ?? session ?? ANONYMOUS);
     let result: Awaited<ReturnType<CompiledQuery['query']>>;
     try {
       result = await compiledFor(route).query(undefined, context, variables);
@@ -54,16 +79,15 @@ export function routeRunner(schema: GraphQLSchema, table: readonly Route[], serv
       releaseContext(context);
     }
     if (result.errors?.length) throw result.errors[0]!;
-    return { data: result.data, context };
+    return { request, data: result.data, context };
   };
 }
 
-export function runOperation(run: RouteRunner, documentationUrl: string): Step {
+export function runOperation(run: RouteRunner): Step {
   return async (exchange) => {
     const route = exchange.route!;
-    const { viewer, session } = exchange;
-    const request: RouteRequest = { params: exchange.params, search: decodeQuery(exchange.request.url.search), body: exchange.body, viewer, documentationUrl };
-    const { data, context } = await run(route, request, viewer ?? session ?? ANONYMOUS);
+    const sent = { search: decodeQuery(exchange.request.url.search), params: exchange.params, body: exchange.body };
+    const { request, data, context } = await run(route, sent, exchange.viewer, exchange.session);
     exchange.context = context;
     const headers: Record<string, string> = { 'Cache-Control': route.cacheControl };
     if (route.csv) {

@@ -18,7 +18,7 @@ let step: Step;
 beforeAll(async () => {
   t = await startTestApp();
   await t.importFixture('f11.1-data.csv');
-  step = runOperation(routeRunner(schema, routes, t.app.services), 'https://docs.example.test/api');
+  step = runOperation(routeRunner(schema, routes, t.app.services, 'https://docs.example.test/api'));
 });
 afterAll(() => t.close());
 
