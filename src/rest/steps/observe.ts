@@ -14,7 +14,7 @@ export function observe(usage: Pick<UsageRecorder, 'record'>, metrics: { request
     // recorder counts only /convert's); one whose key was refused has no account and is not counted.
     if (route && (viewer || exchange.request.header('authorization') === null)) usage.record(viewer, route.name, status, exchange.request.url);
     metrics.request({
-      route: exchange.path?.template ?? 'unmatched',
+      route: (exchange.place ?? exchange.path)?.template ?? 'unmatched',
       method: exchange.request.method,
       status,
       seconds: (performance.now() - exchange.started) / 1000,
