@@ -164,7 +164,7 @@ export class ServiceMetrics {
   observeStore(db: Kysely<Database>, clock: () => Date, pool: (() => PoolUse) | null): void {
     const registers = [this.registry];
     // One read of the store per scrape, shared by its gauges; a scrape during an outage still
-    // answers, with the store's gauges absent and audrates_store_up at 0.
+    // answers, with audrates_store_up at 0 marking the store's gauges as not read.
     let probe: Promise<{ newest: string | null } | null> | null = null;
     const readStore = () =>
       (probe ??= findNewestDate(db)
@@ -175,7 +175,7 @@ export class ServiceMetrics {
         .finally(() => (probe = null)));
     new Gauge({
       name: 'audrates_store_up',
-      help: 'Whether the store answered this scrape (1) or not (0, and the store gauges are absent)',
+      help: 'Whether the store answered this scrape (1) or not (0: the store gauges were not read)',
       registers,
       async collect() {
         this.set((await readStore()) ? 1 : 0);
@@ -183,7 +183,7 @@ export class ServiceMetrics {
     });
     new Gauge({
       name: 'audrates_newest_rate_day_age_seconds',
-      help: 'Seconds since the 16:00 Sydney publication slot of the newest stored rate day (absent with no rates, or while the store does not answer)',
+      help: 'Seconds since the 16:00 Sydney publication slot of the newest stored rate day (not read while audrates_store_up is 0)',
       registers,
       async collect() {
         const read = await readStore();
