@@ -1,9 +1,11 @@
-// Path matching alone, the hand-written router against find-my-way, over a few thousand varied
-// paths (dates 2018→2026, currencies, webhook ids, unknown paths), each router without and with
-// the facade's memo of known paths. Run each in its own process:
-// npx tsx bench/router-match.ts hand-written|find-my-way|find-my-way-memo
+// Path matching alone over a few thousand varied paths (dates 2018→2026, currencies, webhook ids,
+// unknown paths): the edge's router (find-my-way with the D14 pattern check), bare find-my-way,
+// and find-my-way behind a memo of known paths. Run each in its own process:
+// npx tsx bench/router-match.ts edge|find-my-way|find-my-way-memo
 import FindMyWay from 'find-my-way';
-import { createRouter, pathsOf } from '../src/rest/router.js';
+import { createRouter } from '../src/edge.js';
+import { restPlaces } from '../src/rest/pipeline.js';
+import { pathsOf } from '../src/rest/router.js';
 import { routes } from '../src/rest/routes.js';
 
 const CODES = ['USD', 'EUR', 'JPY', 'GBP', 'NZD', 'CNY', 'SGD', 'usd'];
@@ -52,7 +54,7 @@ function measure(name: string, match: (p: string) => unknown) {
 }
 
 const which = process.argv[2];
-if (which === 'hand-written') measure('hand-written, memo of known paths', createRouter(routes));
+if (which === 'edge') measure("the edge's router", createRouter(restPlaces(routes, () => Promise.resolve())));
 else if (which === 'find-my-way') measure('find-my-way, no memo', fmw());
 else if (which === 'find-my-way-memo') measure('find-my-way, memo of known paths', memo(fmw()));
-else console.log('usage: npx tsx bench/router-match.ts hand-written|find-my-way|find-my-way-memo (one per process: they share no JIT state)');
+else console.log('usage: npx tsx bench/router-match.ts edge|find-my-way|find-my-way-memo (one per process: they share no JIT state)');

@@ -88,7 +88,7 @@ export async function startServers(sharedAnswers = process.env.BENCH_SHARED_ANSW
     const { history, historyLoadMs, historyHeapBytes } = await measureHistoryLoad(app);
 
     // The bare body must be exactly as long as a real /latest answer.
-    const latest = await app.rest.fetch('http://rates.bench/latest', { headers: { Authorization: `Bearer ${seeded.key}` } });
+    const latest = await app.web.fetch('http://rates.bench/latest', { headers: { Authorization: `Bearer ${seeded.key}` } });
     const latestBody = await latest.text();
     if (latest.status !== 200) throw new Error(`/latest answered ${latest.status} while starting: ${latestBody}`);
     if (latest.headers.get('content-type') !== JSON_CONTENT_TYPE) throw new Error(`/latest has content type ${latest.headers.get('content-type')}`);

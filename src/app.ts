@@ -3,21 +3,18 @@ import type { Kysely } from 'kysely';
 import { pino, type Logger } from 'pino';
 import { join } from 'node:path';
 import { publicUrlOf, type Config } from './config.js';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServerAdapter } from '@whatwg-node/server';
-import { refusingInvalidTargets } from './http/request-target.js';
-import { createDashboardApp, isDashboardPath } from './dashboard/app.js';
+import { dashboardPlaces } from './dashboard/app.js';
 import { localChangeFeed, type ChangeFeed } from './db/change-feed.js';
 import type { Database } from './db/database.js';
 import { createInternalApp } from './internal/app.js';
-import { createMcpEndpoint, MCP_PATH } from './mcp/endpoint.js';
+import { mcpPlaces } from './mcp/endpoint.js';
 import { ServiceMetrics, type PoolUse } from './metrics.js';
 import { DeliveryWorker } from './jobs/webhook-deliveries.js';
-import { createRestApp } from './rest/app.js';
-import { createDocsPages, DOCS_OPERATIONS, DOCS_PATH, isDocsPath } from './rest/docs-pages.js';
+import { createEdge } from './edge.js';
+import { docsPlaces, DOCS_OPERATIONS, DOCS_PATH } from './rest/docs-pages.js';
 import { API_GUIDE, API_TITLE, openApiDocument } from './rest/openapi/document.js';
+import { restApi } from './rest/pipeline.js';
 import { routes } from './rest/routes.js';
-import type { FetchContext } from './rest/transport.js';
 import { KeyAuthenticator } from './rest/auth.js';
 import { parseTrustedProxies } from './rest/client-address.js';
 import { RequestLimits } from './rest/limits.js';
@@ -119,55 +116,35 @@ export function buildApp(deps: AppDependencies) {
   services.metrics.observeStore(deps.db, services.clock, deps.pool ?? null);
   const usage = new UsageRecorder(deps.db, services.clock, (err) => logger.error({ err }, 'usage flush failed'));
   const limits = new RequestLimits(deps.db, services.clock, { commitApart: Boolean(deps.config.DATABASE_URL), logger });
-  const edge = {
+  const documentationUrl = deps.config.DOCUMENTATION_URL ?? new URL(DOCS_PATH, services.publicUrl).href;
+  const api = restApi(routes, {
     schema,
     services,
     keys,
-    documentationUrl: deps.config.DOCUMENTATION_URL ?? new URL(DOCS_PATH, services.publicUrl).href,
-    logger,
+    documentationUrl,
     limits,
-    usage,
-    trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY),
     sharedAnswers: deps.sharedAnswers ?? true,
-    metrics: services.metrics,
-  };
-  const rest = createRestApp(edge);
-  const mcp = createMcpEndpoint(edge);
-  const docs = createServerAdapter(
-    createDocsPages(
-      openApiDocument(routes, { serverUrl: services.publicUrl, version: VERSION, guide: API_GUIDE, extraPaths: DOCS_OPERATIONS }),
-      API_TITLE,
-      services.metrics,
-    ),
+  });
+  const docs = docsPlaces(
+    openApiDocument(routes, { serverUrl: services.publicUrl, version: VERSION, guide: API_GUIDE, extraPaths: DOCS_OPERATIONS }),
+    API_TITLE,
   );
   const planChange = { url: deps.config.PLAN_CHANGE_URL ?? null, email: deps.config.SUPPORT_EMAIL ?? null };
-  const dashboard = createDashboardApp({ schema, services, trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY), logger, planChange });
-  // The public listener: the dashboard's pages, the MCP endpoint, and the REST facade for everything else.
-  const publicFetch = createServerAdapter<FetchContext>((request: Request, context: FetchContext) => {
-    const { pathname } = new URL(request.url);
-    if (isDocsPath(pathname)) return docs.fetch(request);
-    if (pathname === MCP_PATH) return mcp.fetch(request, context);
-    return isDashboardPath(pathname) ? dashboard.fetch(request, context) : rest.fetch(request, context);
+  const dashboard = dashboardPlaces({ schema, services, logger, planChange });
+  const mcp = mcpPlaces({ schema, services, keys, documentationUrl, limits, logger });
+  // The public listener: every surface's places behind one edge (src/edge.ts).
+  const web = createEdge({
+    places: [...api, ...docs, ...dashboard, ...mcp],
+    logger,
+    trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY),
+    usage,
+    metrics: services.metrics,
   });
-  // The adapter answers a Host it cannot build a URL from with a bare 500: such targets are refused first.
-  const dashboardNode = refusingInvalidTargets((req, res) => void dashboard(req, res));
-  const docsNode = refusingInvalidTargets((req, res) => void docs(req, res));
-  const web = {
-    // eslint-disable-next-line @typescript-eslint/unbound-method -- the adapter's fetch is an arrow function, safe to hand on
-    fetch: publicFetch.fetch,
-    node: (req: IncomingMessage, res: ServerResponse): void => {
-      if (isDashboardPath(req.url ?? '')) dashboardNode(req, res);
-      else if (isDocsPath((req.url ?? '').split('?')[0]!)) docsNode(req, res);
-      else if ((req.url ?? '').split('?')[0] === MCP_PATH) mcp.node(req, res);
-      else rest.node(req, res);
-    },
-  };
-  const internal = createInternalApp({ schema, services, operatorToken: deps.operatorToken });
+  const internal = createInternalApp({ schema, services, operatorToken: deps.operatorToken, logger });
   const deliveries = new DeliveryWorker(services, logger, { leaseMs: deps.config.WEBHOOK_LEASE_SECONDS * 1000 });
   return {
     services,
-    rest,
-    /** the public listener's handler: the dashboard under /dashboard, the REST facade otherwise */
+    /** the public listener's handler (`node`) and the fetch adapter for tests (`fetch`): every surface */
     web,
     internal,
     logger,

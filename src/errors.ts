@@ -16,7 +16,6 @@ export type ErrorCode =
   | 'subscription_limit_reached'
   | 'not_found'
   | 'conflict'
-  | 'rate_limit_exceeded'
   | 'query_timeout'
   | 'service_unavailable'
   | 'invalid_sign_in_link'
@@ -74,16 +73,6 @@ export class ForbiddenError extends DomainError {
 /** A key beyond the plan's key count (Professional and above). */
 export class KeyLimitReachedError extends DomainError {
   readonly code = 'key_limit_reached';
-}
-/** Too many attempts in a window (sign-in links); `retryAfterSeconds` says when the next may come. */
-export class RateLimitExceededError extends DomainError {
-  readonly code = 'rate_limit_exceeded';
-  constructor(
-    message: string,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(message);
-  }
 }
 /** An internal (analytics) query cancelled at its statement timeout. */
 export class QueryTimeoutError extends DomainError {

@@ -166,14 +166,32 @@ export class ServiceMetrics {
   /** Gauges read at scrape time from the store (and the pool, on Postgres). */
   observeStore(db: Kysely<Database>, clock: () => Date, pool: (() => PoolUse) | null): void {
     const registers = [this.registry];
+    // One read of the store per scrape, shared by its gauges; a scrape during an outage still
+    // answers, with audrates_store_up at 0 marking the store's gauges as not read.
+    let probe: Promise<{ newest: string | null } | null> | null = null;
+    const readStore = () =>
+      (probe ??= findNewestDate(db)
+        .then(
+          (newest) => ({ newest }),
+          () => null,
+        )
+        .finally(() => (probe = null)));
     new Gauge({
-      name: 'audrates_newest_rate_day_age_seconds',
-      help: 'Seconds since the 16:00 Sydney publication slot of the newest stored rate day (absent with no rates)',
+      name: 'audrates_store_up',
+      help: 'Whether the store answered this scrape (1) or not (0: the store gauges were not read)',
       registers,
       async collect() {
-        const newest = await findNewestDate(db);
+        this.set((await readStore()) ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'audrates_newest_rate_day_age_seconds',
+      help: 'Seconds since the 16:00 Sydney publication slot of the newest stored rate day (not read while audrates_store_up is 0)',
+      registers,
+      async collect() {
+        const read = await readStore();
         this.reset();
-        if (newest !== null) this.set((clock().getTime() - publicationSlot(newest).getTime()) / 1000);
+        if (read?.newest) this.set((clock().getTime() - publicationSlot(read.newest).getTime()) / 1000);
       },
     });
     if (!pool) return;

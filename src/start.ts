@@ -10,7 +10,7 @@ import type { OpenDatabase } from './db/connect.js';
 import { openLeaderLock } from './db/leader-lock.js';
 import { migrateToLatest } from './db/migrate.js';
 import { listenerLimitsOf } from './http/limits.js';
-import { refusingInvalidTargets } from './http/request-target.js';
+import { internalListener } from './edge.js';
 import { createListener, listen } from './http/server.js';
 import { ServiceMetrics } from './metrics.js';
 import { RBA_LEADER_LOCK, startRbaScheduler } from './jobs/rba-scheduler.js';
@@ -40,7 +40,7 @@ export async function start(config: Config, opening: Opening): Promise<void> {
     ...(config.TLS_CERT_FILE ? { tls: { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE!) } } : {}),
   });
   const internalServer = createListener(
-    refusingInvalidTargets((req, res) => void app.internal(req, res)),
+    internalListener((req, res) => void app.internal(req, res), app.logger),
     listenerOptions,
   );
   const publicUrl = await listen(publicServer, config.PORT, config.HOST);

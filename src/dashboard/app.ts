@@ -3,19 +3,20 @@
 // speaks HTTP (cookies, forms, CSRF, security headers) and renders pages.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Response, createServerAdapter } from '@whatwg-node/server';
 import { stringifySetCookie } from 'cookie';
 import { execute, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
-import type { Logger } from 'pino';
 import type { VNode } from 'preact';
+import type { Logger } from 'pino';
 import type { Account } from '../db/database.js';
 import { CURRENCY_CODES } from '../domain/currencies.js';
 import { PLAN_LIMITS, PLANS_WITH_WEBHOOKS } from '../domain/plans.js';
-import { BadRequestError, DomainError, RateLimitExceededError, type ErrorCode } from '../errors.js';
+import { BadRequestError, DomainError, ForbiddenError, NotFoundError, SignInRequiredError } from '../errors.js';
+import type { Refused } from '../http/error-status.js';
+import { MethodNotAllowedError } from '../http/http-errors.js';
 import { csrfTokenOf, isCsrfTokenOf, sessionCookieName, sessionTokenOf } from '../http/session-cookie.js';
 import { graphql, type ResultOf, type VariablesOf } from '../graphql.js';
-import { readLimited } from '../rest/body.js';
-import { identifyPeer, type Peer, type TrustedProxies } from '../rest/client-address.js';
+import type { Peer } from '../rest/client-address.js';
+import type { Answer, Exchange, Place, RestRequest } from '../rest/exchange.js';
 import { ANONYMOUS, createContext, releaseContext, type SessionViewer } from '../schema/context.js';
 import type { Services } from '../services.js';
 import { authenticateSession, isTokenShaped, SIGN_IN_LINK_MINUTES, SIGN_IN_PATH } from '../schema/session.js';
@@ -44,23 +45,13 @@ import { DeleteSubscriptionPage, WebhooksPage, type CreateForm, type WebhooksDat
 export interface DashboardOptions {
   schema: GraphQLSchema;
   services: Services;
-  trustedProxies: TrustedProxies;
   logger: Logger;
   /** where the Plan page sends a customer who wants another plan */
   planChange: PlanChangeContact;
 }
 
-interface NodeContext {
-  req?: { socket?: { remoteAddress?: string; encrypted?: boolean } };
-}
-
 /** Browsers ask for the icon here whatever a page links; the pages link the hashed copy. */
 const FAVICON_PATH = '/favicon.ico';
-
-/** Whether a request target belongs to the dashboard rather than the REST facade: its pages, and the site's icon. */
-export function isDashboardPath(target: string): boolean {
-  return target === '/dashboard' || target.startsWith('/dashboard/') || target.startsWith('/dashboard?') || target.split('?')[0] === FAVICON_PATH;
-}
 
 /** form bodies: far more than any field needs, far less than could hurt */
 const MAX_FORM_BYTES = 16 * 1024;
@@ -257,25 +248,8 @@ const WEBHOOKS_UPGRADE = PLAN_LIMITS[PLANS_WITH_WEBHOOKS[0]!];
 /** "every currency" today: every served code but the base */
 const ALL_CURRENCIES = CURRENCY_CODES.length - 1;
 
-/** A refusal's status on a page; every other code is 403 (the plan, the account's state, the operator's). */
-const DOMAIN_STATUS: Partial<Record<ErrorCode, number>> = { bad_request: 400, sign_in_required: 401, not_found: 404, service_unavailable: 503 };
-
-/** A refusal the dashboard answers with a page of its own. */
-class PageRefusal extends Error {
-  constructor(
-    readonly status: number,
-    readonly title: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** A signed-in page asked for without a session. */
-class SignInFirst extends Error {}
-
 interface DashboardRequest {
-  request: Request;
+  request: RestRequest;
   url: URL;
   peer: Peer;
   https: boolean;
@@ -284,7 +258,20 @@ interface DashboardRequest {
   sessionToken: string | null;
 }
 
-export function createDashboardApp({ schema, services, trustedProxies, logger, planChange }: DashboardOptions) {
+/** A page's title for a refusal's status. */
+function refusalTitle(status: number): string {
+  if (status === 401) return 'Signed out';
+  if (status === 404) return 'Not found';
+  if (status === 405) return 'Method not allowed';
+  if (status === 429) return 'Too many requests';
+  return status >= 500 ? 'Try again later' : 'Request refused';
+}
+
+/**
+ * The dashboard's pages as places of the edge's router (src/edge.ts), which has given the request
+ * its id, its client and D20's verdict by the time a page runs.
+ */
+export function dashboardPlaces({ schema, services, logger, planChange }: DashboardOptions): Place[] {
   for (const [name, document] of Object.entries(DOCUMENTS) as [Operation, DocumentNode][]) {
     const errors = validate(schema, document);
     if (errors.length > 0) throw new Error(`Dashboard operation ${name}: ${errors.map((e) => e.message).join('; ')}`);
@@ -307,10 +294,16 @@ export function createDashboardApp({ schema, services, trustedProxies, logger, p
     return result.data as DataOf<O>;
   }
 
-  const page = (status: number, node: VNode, headers: Record<string, string> = {}) =>
-    new Response(renderPage(node), { status, headers: { ...PAGE_HEADERS, ...headers } });
-  const redirect = (location: string, headers: Record<string, string> = {}) =>
-    new Response(null, { status: 303, headers: { Location: location, 'Cache-Control': 'no-store', ...headers } });
+  const page = (status: number, node: VNode, headers: Record<string, string> = {}): Answer => ({
+    status,
+    body: renderPage(node),
+    headers: { ...PAGE_HEADERS, ...headers },
+  });
+  const redirect = (location: string, headers: Record<string, string> = {}): Answer => ({
+    status: 303,
+    body: null,
+    headers: { Location: location, 'Cache-Control': 'no-store', ...headers },
+  });
 
   const sessionCookie = (https: boolean, token: string, maxAge: number) =>
     stringifySetCookie(sessionCookieName(https), token, { path: '/', httpOnly: true, sameSite: 'lax', secure: https, maxAge });
@@ -325,32 +318,31 @@ export function createDashboardApp({ schema, services, trustedProxies, logger, p
    * sends `Origin: null` even to the same origin, so that value decides nothing on its own.)
    */
   function checkSameOrigin(req: DashboardRequest): void {
-    const refused = () => new PageRefusal(403, 'Request refused', 'This form was sent from another site. Open the dashboard and try again.');
-    const fetchSite = req.request.headers.get('sec-fetch-site');
+    const refused = () => new ForbiddenError('This form was sent from another site. Open the dashboard and try again.');
+    const fetchSite = req.request.header('sec-fetch-site');
     if (fetchSite === 'same-origin' || fetchSite === 'none') return;
     if (fetchSite !== null) throw refused();
-    const origin = req.request.headers.get('origin');
+    const origin = req.request.header('origin');
     if (origin === null) return;
-    const own = [new URL(services.publicUrl).origin, `${req.https ? 'https' : 'http'}://${req.request.headers.get('host') ?? ''}`];
+    const own = [new URL(services.publicUrl).origin, `${req.https ? 'https' : 'http'}://${req.request.header('host') ?? ''}`];
     if (!own.includes(origin)) throw refused();
   }
 
   async function formOf(req: DashboardRequest): Promise<URLSearchParams> {
-    const body = req.request.body ? await readLimited(req.request.body as AsyncIterable<Uint8Array>, MAX_FORM_BYTES) : '';
-    return new URLSearchParams(body);
+    return new URLSearchParams(await req.request.body(MAX_FORM_BYTES));
   }
 
   function checkCsrf(req: DashboardRequest, form: URLSearchParams): SessionViewer {
-    if (!req.session || !req.sessionToken) throw new PageRefusal(401, 'Signed out', 'Your session has ended. Sign in again.');
+    if (!req.session || !req.sessionToken) throw new SignInRequiredError('Your session has ended. Sign in again.');
     if (!isCsrfTokenOf(form.get('csrf') ?? '', req.sessionToken)) {
-      throw new PageRefusal(403, 'Request refused', 'This form is out of date or was not sent by the dashboard. Reload the page and try again.');
+      throw new ForbiddenError('This form is out of date or was not sent by the dashboard. Reload the page and try again.');
     }
     return req.session;
   }
 
-  /** A page that needs a session; without one the browser goes to the sign-in page. */
+  /** A page that needs a session; without one the browser goes to the sign-in page (the refusal's rendering). */
   function signedIn(req: DashboardRequest): SessionViewer {
-    if (!req.session) throw new SignInFirst();
+    if (!req.session) throw new SignInRequiredError('Sign in to see this page.');
     return req.session;
   }
 
@@ -400,8 +392,9 @@ export function createDashboardApp({ schema, services, trustedProxies, logger, p
     (variables) =>
       run('averages', variables, session);
 
-  type Handler = (req: DashboardRequest) => Promise<Response>;
-  const routes: Record<string, Partial<Record<'GET' | 'POST', Handler>>> = {
+  type Handler = (req: DashboardRequest) => Promise<Answer>;
+  /** Every page: its path and what each method does. */
+  const pages: Record<string, Partial<Record<'GET' | 'POST', Handler>>> = {
     '/dashboard': {
       GET: async (req) => {
         if (!req.session) return page(200, SignInPage({ assets: ASSETS }));
@@ -464,7 +457,7 @@ export function createDashboardApp({ schema, services, trustedProxies, logger, p
         const active = before.keys.filter((k) => k.status === 'active').length;
         // Free and Starter hold one key: replacing it must be confirmed, as the old one stops at once.
         if (before.keyLimit === 1 && active > 0 && form.get('confirm') !== 'yes') {
-          throw new PageRefusal(400, 'Confirmation needed', 'Tick the box confirming that your current key stops working at once, then generate again.');
+          throw new BadRequestError('Tick the box confirming that your current key stops working at once, then generate again.');
         }
         const { createSessionApiKey } = await run('createKey', {}, session);
         return page(200, await keysPage(req, session, createSessionApiKey.key));
@@ -475,7 +468,7 @@ export function createDashboardApp({ schema, services, trustedProxies, logger, p
         const session = signedIn(req);
         const { account, keys } = await keysOf(session);
         const key = keys.find((k) => k.id === req.url.searchParams.get('id') && k.status === 'active');
-        if (!key) throw new PageRefusal(404, 'Key not found', 'This account has no active key with that id.');
+        if (!key) throw new NotFoundError('This account has no active key with that id.');
         return page(200, RevokeKeyPage({ assets: ASSETS, frame: frameOf(req, account, 'keys'), keyToRevoke: key }));
       },
       POST: async (req) => {
@@ -520,7 +513,7 @@ export function createDashboardApp({ schema, services, trustedProxies, logger, p
         const { session, form } = await signedInForm(req);
         const active = form.get('active');
         if (active !== 'true' && active !== 'false')
-          throw new PageRefusal(400, 'Request refused', 'This form must say whether to pause or re-activate. Reload the page and try again.');
+          throw new BadRequestError('This form must say whether to pause or re-activate. Reload the page and try again.');
         await run('setWebhookActive', { id: form.get('id') ?? '', isActive: active === 'true' }, session);
         return redirect('/dashboard/webhooks');
       },
@@ -530,7 +523,7 @@ export function createDashboardApp({ schema, services, trustedProxies, logger, p
         const session = signedIn(req);
         const data = await webhooksOf(session);
         const subscription = data.subscriptions.find((s) => s.id === req.url.searchParams.get('id'));
-        if (!subscription) throw new PageRefusal(404, 'Subscription not found', 'This account has no webhook subscription with that id.');
+        if (!subscription) throw new NotFoundError('This account has no webhook subscription with that id.');
         return page(200, DeleteSubscriptionPage({ assets: ASSETS, frame: frameOf(req, data.account, 'webhooks'), subscription }));
       },
       POST: async (req) => {
@@ -551,7 +544,7 @@ export function createDashboardApp({ schema, services, trustedProxies, logger, p
         const session = signedIn(req);
         const { period, averages } = await reports.csv(session, req.url.searchParams, runAverages(session));
         const csv = averagesCsv(period, averages);
-        return new Response([...csv.rows()].join(''), { headers: { ...csv.headers(), 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' } });
+        return { status: 200, body: csv, headers: { ...csv.headers(), 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' } };
       },
     },
     '/dashboard/plan': {
@@ -570,59 +563,59 @@ export function createDashboardApp({ schema, services, trustedProxies, logger, p
     },
   };
 
-  function staticResponse(asset: StaticAsset): Response {
-    return new Response(asset.body, {
-      headers: { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' },
+  async function servePage(methods: Partial<Record<'GET' | 'POST', Handler>>, exchange: Exchange): Promise<void> {
+    const { request } = exchange;
+    const handler = methods[request.method as 'GET' | 'POST'];
+    if (!handler) throw new MethodNotAllowedError(Object.keys(methods).join(', '), `This page answers ${Object.keys(methods).join(' and ')} only.`);
+    const cookie = sessionTokenOf(request.header('cookie'), exchange.https);
+    const session = cookie ? await authenticateSession(services, cookie) : null;
+    exchange.session = session;
+    exchange.answer = await handler({
+      request,
+      url: request.url,
+      peer: exchange.peer!,
+      https: exchange.https,
+      session,
+      sessionToken: session ? cookie! : null,
     });
   }
 
-  async function serve(request: Request, context: NodeContext | undefined): Promise<Response> {
-    const url = new URL(request.url);
-    const socket = context?.req?.socket;
-    const peer = identifyPeer(socket?.remoteAddress, request.headers.get('x-forwarded-for'), trustedProxies);
-    const forwardedProto = peer.viaTrustedProxy ? request.headers.get('x-forwarded-proto') : null;
-    const https = socket?.encrypted === true || forwardedProto?.split(',')[0]!.trim().toLowerCase() === 'https';
-    try {
-      // D20, as on the API: plain HTTP only from this machine.
-      if (!https && !(forwardedProto === null && peer.socketLoopback)) {
-        throw new PageRefusal(403, 'HTTPS required', 'The dashboard is served over HTTPS only.');
-      }
-      const asset = STATIC_ASSETS.get(url.pathname);
-      if (asset && (request.method === 'GET' || request.method === 'HEAD')) return staticResponse(asset);
-      const methods = routes[url.pathname];
-      if (!methods) throw new PageRefusal(404, 'Page not found', 'There is no dashboard page at this address.');
-      const handler = methods[request.method as 'GET' | 'POST'];
-      if (!handler) {
-        return page(
-          405,
-          MessagePage({ assets: ASSETS, title: 'Method not allowed', message: `This page answers ${Object.keys(methods).join(' and ')} only.` }),
-          {
-            Allow: Object.keys(methods).join(', '),
-          },
-        );
-      }
-      const cookie = sessionTokenOf(request.headers.get('cookie'), https);
-      const session = cookie ? await authenticateSession(services, cookie) : null;
-      return await handler({ request, url, peer, https, session, sessionToken: session ? cookie! : null });
-    } catch (error) {
-      return failure(error);
-    }
+  /**
+   * A refusal as a page with the request's id, its status from the one table: a signed-in browser
+   * is never sent a 401 (its account, not its sign-in, is refused) and a page asked for without a
+   * session goes to the sign-in page.
+   */
+  function refusalPage(refused: Refused | null, exchange: Exchange): Answer {
+    if (refused?.code === 'sign_in_required' && exchange.request.method === 'GET') return redirect('/dashboard');
+    const status = refused === null ? 503 : refused.status === 401 && exchange.session ? 403 : refused.status;
+    const message = refused?.info ?? 'The dashboard could not answer just now. Try again in a moment.';
+    const headers: Record<string, string> = { ...refused?.headers };
+    delete headers['WWW-Authenticate']; // the dashboard signs in with a link, not a scheme
+    return page(status, MessagePage({ assets: ASSETS, title: refusalTitle(status), message, requestId: exchange.requestId }), headers);
   }
 
-  function failure(error: unknown): Response {
-    if (error instanceof SignInFirst) return redirect('/dashboard');
-    if (error instanceof PageRefusal) return page(error.status, MessagePage({ assets: ASSETS, title: error.title, message: error.message }));
-    if (error instanceof RateLimitExceededError) {
-      return page(429, MessagePage({ assets: ASSETS, title: 'Too many requests', message: error.message }), { 'Retry-After': String(error.retryAfterSeconds) });
-    }
-    if (error instanceof DomainError) {
-      const status = DOMAIN_STATUS[error.code] ?? 403;
-      const title = status === 404 ? 'Not found' : status === 503 ? 'Try again later' : 'Request refused';
-      return page(status, MessagePage({ assets: ASSETS, title, message: error.message }));
-    }
-    logger.error({ err: error }, 'dashboard request failed');
-    return page(503, MessagePage({ assets: ASSETS, title: 'Try again later', message: 'The dashboard could not answer just now. Try again in a moment.' }));
-  }
-
-  return createServerAdapter<NodeContext>(serve);
+  const place = (path: string, serve: Place['serve']): Place => ({
+    path,
+    template: path,
+    cors: false,
+    routes: null,
+    paramPatterns: null,
+    serve,
+    render: refusalPage,
+  });
+  return [
+    ...Object.entries(pages).map(([path, methods]) => place(path, (exchange) => servePage(methods, exchange))),
+    ...[...STATIC_ASSETS].map(([path, asset]) =>
+      place(path, (exchange) => {
+        if (exchange.request.method !== 'GET' && exchange.request.method !== 'HEAD') throw new MethodNotAllowedError('GET, HEAD');
+        exchange.answer = {
+          status: 200,
+          body: asset.body,
+          headers: { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' },
+        };
+        return Promise.resolve();
+      }),
+    ),
+    { ...place('/dashboard/*', () => Promise.reject(new NotFoundError('There is no dashboard page at this address.'))), template: 'unmatched' },
+  ];
 }

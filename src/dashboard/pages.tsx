@@ -163,12 +163,30 @@ export function BadLinkPage({ assets, message }: { assets: PageAssets; message: 
   );
 }
 
-export function MessagePage({ assets, title, message, frame }: { assets: PageAssets; title: string; message: string; frame?: SignedInFrame }) {
+export function MessagePage({
+  assets,
+  title,
+  message,
+  frame,
+  requestId,
+}: {
+  assets: PageAssets;
+  title: string;
+  message: string;
+  frame?: SignedInFrame;
+  /** on a refusal: the id to quote when asking for help (D21) */
+  requestId?: string;
+}) {
   return (
     <Layout title={title} assets={assets} {...(frame ? { frame } : {})}>
       <section class="card narrow stack">
         <h1>{title}</h1>
         <p>{message}</p>
+        {requestId ? (
+          <p class="muted">
+            Request id: <code>{requestId}</code>
+          </p>
+        ) : null}
         <p>
           <a href="/dashboard">Back to the dashboard</a>
         </p>

@@ -6,8 +6,7 @@ import type { Logger } from 'pino';
 import { sydneyDate } from '../domain/calendar.js';
 import { namedPeriod } from '../domain/period-averages.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
-import { AccountSuspendedError, BadRequestError, DomainError, RateLimitExceededError } from '../errors.js';
-import { RateLimitedError } from '../http/http-errors.js';
+import { AccountSuspendedError, BadRequestError, DomainError } from '../errors.js';
 import type { PeriodAverages } from '../rest/averages.js';
 import { MonthlyQuota } from '../rest/monthly-quota.js';
 import type { SessionViewer } from '../schema/context.js';
@@ -70,12 +69,7 @@ export class Reports {
     if (!named) throw new BadRequestError('Pick a period from the list: a financial year, a calendar year, a half, a quarter or a month.');
     const { periodAverages: averages } = await run({ start: named.start, end: named.end, codes: null, byMonth });
     const { account } = session;
-    try {
-      await this.quota.take({ accountId: account.id, plan: account.plan, billingDay: account.billing_day });
-    } catch (error) {
-      if (!(error instanceof RateLimitedError)) throw error;
-      throw new RateLimitExceededError(error.message, Number(error.headers['Retry-After'] ?? 3600));
-    }
+    await this.quota.take({ accountId: account.id, plan: account.plan, billingDay: account.billing_day });
     return { period: named.name, averages };
   }
 }

@@ -43,3 +43,8 @@ export async function updateAccount(db: Kysely<Database>, email: string, changes
 export async function lockAccount(trx: Kysely<Database>, accountId: string): Promise<void> {
   await trx.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().execute();
 }
+
+export async function findAccountById(db: Kysely<Database>, id: string): Promise<Account | null> {
+  const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ?? null;
+}

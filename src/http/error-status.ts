@@ -1,7 +1,9 @@
 // The one table from an error's code to its HTTP status (docs/api.md §7, D12 in docs/decisions.md),
-// and the envelope.
-import type { ErrorCode } from '../errors.js';
-import type { HttpErrorCode } from './http-errors.js';
+// what a thrown error refuses, and the envelope. Every surface of the public listener maps its
+// errors here; the dashboard renders the same refusal as a page (src/dashboard/app.ts).
+import { GraphQLError } from 'graphql';
+import { DomainError, type ErrorCode } from '../errors.js';
+import { HttpError, type HttpErrorCode } from './http-errors.js';
 import { stringify } from '../json.js';
 
 export type RefusalCode = ErrorCode | HttpErrorCode;
@@ -32,6 +34,33 @@ export const ERROR_STATUS: Readonly<Record<RefusalCode, number>> = {
   query_timeout: 503,
   rba_source_failed: 503,
 };
+
+/** An expected failure as every surface answers it: its code, status, words and own headers. */
+export interface Refused {
+  code: RefusalCode;
+  status: number;
+  info: string;
+  /** headers the refusal carries (Allow, Retry-After, X-RateLimit-*, WWW-Authenticate) */
+  headers: Record<string, string>;
+}
+
+/**
+ * What a thrown error refuses; null for a fault no step foresaw (the caller logs it and answers
+ * 503). GraphQL execution wraps what a resolver throws: the domain's own error is inside. A 401
+ * always names the scheme to authenticate with (RFC 9110 section 11.6.1).
+ */
+export function refusalOf(error: unknown): Refused | null {
+  const original = error instanceof GraphQLError && error.originalError ? error.originalError : error;
+  if (original instanceof HttpError || original instanceof DomainError) {
+    const status = ERROR_STATUS[original.code];
+    const headers: Record<string, string> = original instanceof HttpError ? { ...original.headers } : {};
+    if (status === 401) headers['WWW-Authenticate'] = 'Bearer';
+    return { code: original.code, status, info: original.message, headers };
+  }
+  // A GraphQL error of its own (no resolver behind it) is about the request: a variable the schema refused.
+  if (error instanceof GraphQLError && error.path === undefined) return { code: 'bad_request', status: 400, info: error.message, headers: {} };
+  return null;
+}
 
 /** The envelope of docs/api.md §7 for an error code. */
 export function errorEnvelope(code: RefusalCode, info: string): { status: number; body: string } {

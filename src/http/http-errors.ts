@@ -2,7 +2,7 @@
 // plain HTTP where HTTPS is required (D20 in docs/decisions.md), a quota or limit with its
 // X-RateLimit-* headers, and the listener's own limits. The domain's errors are src/errors.ts.
 
-/** The codes only HTTP has; the facade's status table (error-status.ts) maps them with the domain's. */
+/** The codes only HTTP has; the status table (error-status.ts) maps them with the domain's. */
 export type HttpErrorCode = 'method_not_allowed' | 'https_required' | 'rate_limit_exceeded' | 'request_timeout' | 'headers_too_large';
 
 export abstract class HttpError extends Error {
@@ -14,13 +14,17 @@ export abstract class HttpError extends Error {
     this.name = new.target.name;
     this.headers = headers;
   }
+  /** As DomainError's: a GraphQL result (the internal endpoint's) names the code. */
+  get extensions(): { code: HttpErrorCode } {
+    return { code: this.code };
+  }
 }
 
 /** 405 with the path's methods in `Allow`. */
 export class MethodNotAllowedError extends HttpError {
   readonly code = 'method_not_allowed';
-  constructor(allow: string) {
-    super(`Method not allowed. Allowed: ${allow}.`, { Allow: allow });
+  constructor(allow: string, message = `Method not allowed. Allowed: ${allow}.`) {
+    super(message, { Allow: allow });
   }
 }
 
@@ -29,7 +33,10 @@ export class HttpsRequiredError extends HttpError {
   readonly code = 'https_required';
 }
 
-/** A quota or rate limit exhausted (429), with its X-RateLimit-* headers and Retry-After. */
+/**
+ * Too many requests (429): a quota or rate limit exhausted, with its X-RateLimit-* headers, or too
+ * many sign-in links; `Retry-After` says when the next may come.
+ */
 export class RateLimitedError extends HttpError {
   readonly code = 'rate_limit_exceeded';
 }

@@ -1,10 +1,8 @@
-// Requests refused before the REST app sees them (the parser's errors, a target that is no path):
+// Requests refused before the edge's steps see them (the parser's errors, a target that is no path):
 // still the envelope of docs/api.md §7 with an X-Request-Id, and the connection closed after the
 // answer, since what follows on it cannot be trusted to start a new request.
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { DomainError } from '../errors.js';
+import { STATUS_CODES } from 'node:http';
 import { errorEnvelope, type RefusalCode } from './error-status.js';
-import { requestIdFrom } from './request-id.js';
 
 export interface Refusal {
   status: number;
@@ -25,14 +23,6 @@ export function refusal(code: RefusalCode, info: string, requestId: string): Ref
       Connection: 'close',
     },
   };
-}
-
-/** A request Node parsed but the service refuses before routing it, echoing a safe X-Request-Id (D21 in docs/decisions.md). */
-export function refuseRequest(req: IncomingMessage, res: ServerResponse, error: DomainError): void {
-  const clientId = req.headers['x-request-id'];
-  const { status, headers, body } = refusal(error.code, error.message, requestIdFrom(typeof clientId === 'string' ? clientId : null));
-  res.writeHead(status, headers);
-  res.end(body);
 }
 
 /** As bytes, for a socket whose request Node could not parse. */

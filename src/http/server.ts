@@ -1,7 +1,7 @@
 // Every listener of the service (the public port over HTTP or HTTPS, the internal port) is made
 // here, with the same time limits and the same answer to what Node's HTTP parser refuses, so the
 // tests and the benchmark run the listener the service runs.
-import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -36,7 +36,24 @@ export function createListener(handler: RequestListener, { limits, logger, tls }
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, limits, logger));
   // An Expect other than 100-continue would get Node's bare 417; the field is only advisory (RFC 9110 10.1.1).
   server.on('checkExpectation', handler);
+  // Node hands CONNECT to this event and, with no listener, closes the connection unanswered.
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => refuseTunnel(req, socket, logger));
   return server;
+}
+
+/** CONNECT asks for a tunnel, which no listener of the service opens: 405 in the envelope, and the connection closed. */
+function refuseTunnel(req: IncomingMessage, socket: Duplex, logger: Logger): void {
+  const clientId = req.headers['x-request-id'];
+  const answer = refusal(
+    'method_not_allowed',
+    'CONNECT is not allowed: this service opens no tunnels',
+    requestIdFrom(typeof clientId === 'string' ? clientId : null),
+  );
+  answer.headers.Allow = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
+  logger.debug({ requestId: answer.headers['X-Request-Id'], target: req.url }, 'CONNECT refused');
+  socket.on('error', () => socket.destroy());
+  socket.end(refusalBytes(answer));
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
 /** What a parser error or an expired request is answered with. */

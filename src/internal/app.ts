@@ -4,6 +4,7 @@
 // GraphiQL's page and the sign-in form, which hold no data, load without it.
 import { Response, createServerAdapter } from '@whatwg-node/server';
 import type { GraphQLSchema } from 'graphql';
+import type { Logger } from 'pino';
 import type { Services } from '../services.js';
 import { graphiqlPage, GRAPHIQL_CSP, SIGN_IN_PATH, signInPage } from './graphiql.js';
 import { OperatorAuth } from './operator-auth.js';
@@ -12,7 +13,7 @@ import type { InternalYoga } from './yoga.js';
 export const INTERNAL_GRAPHQL_PATH = '/graphql';
 export const METRICS_PATH = '/metrics';
 
-export function createInternalApp(options: { schema: GraphQLSchema; services: Services; operatorToken: string }) {
+export function createInternalApp(options: { schema: GraphQLSchema; services: Services; operatorToken: string; logger: Logger }) {
   // Loaded on the first operation, not at start-up: yoga and its plugins are a good part of a
   // start's module loading, and the public API never needs them.
   let yoga: Promise<InternalYoga> | null = null;
@@ -32,7 +33,23 @@ export function createInternalApp(options: { schema: GraphQLSchema; services: Se
     return new Response(null, { status: 303, headers: { Location: INTERNAL_GRAPHQL_PATH, 'Set-Cookie': auth.sessionCookie(), 'Cache-Control': 'no-store' } });
   }
 
+  // A fault no branch foresaw is logged and answered 503 in GraphQL's shape, never with a stack trace.
   return createServerAdapter(async (request: Request) => {
+    try {
+      return await answer(request);
+    } catch (error) {
+      options.logger.error({ err: error, path: new URL(request.url).pathname }, 'internal request failed');
+      return new Response(
+        JSON.stringify({ errors: [{ message: 'The service could not answer this request; try again later', extensions: { code: 'service_unavailable' } }] }),
+        {
+          status: 503,
+          headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
+        },
+      );
+    }
+  });
+
+  async function answer(request: Request): Promise<Response> {
     const { pathname } = new URL(request.url);
     if (pathname === SIGN_IN_PATH) return signIn(request);
     if (pathname === INTERNAL_GRAPHQL_PATH && request.method === 'GET' && wantsHtml(request)) {
@@ -50,7 +67,7 @@ export function createInternalApp(options: { schema: GraphQLSchema; services: Se
     }
     if (pathname === METRICS_PATH) return metrics(request);
     return (await internalYoga()).fetch(request);
-  });
+  }
 
   async function metrics(request: Request): Promise<Response> {
     if (request.method !== 'GET') return new Response(null, { status: 405, headers: { Allow: 'GET' } });

@@ -5,6 +5,7 @@ import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createGraphQLError, createYoga, maskError, type Plugin } from 'graphql-yoga';
 import { decodeUtf8, NOT_UTF8 } from '../domain/text.js';
 import { DomainError } from '../errors.js';
+import { HttpError } from '../http/http-errors.js';
 import { createContext, OPERATOR } from '../schema/context.js';
 import type { Services } from '../services.js';
 import { operationLimitPlugins } from './limits.js';
@@ -34,11 +35,13 @@ export function createInternalYoga(schema: GraphQLSchema, services: Services, gr
     landingPage: false,
     graphiql: false, // src/internal/app.ts serves it, from the package rather than a CDN
     logging: false,
-    // A domain error is an answer (its message and extensions.code are shown); anything else is a
-    // fault, masked as yoga masks it.
+    // A domain error (or a rate limit) is an answer (its message and extensions.code are shown);
+    // anything else is a fault, masked as yoga masks it.
     maskedErrors: {
       maskError: (error, message, isDev) =>
-        error instanceof GraphQLError && error.originalError instanceof DomainError ? error : maskError(error, message, isDev),
+        error instanceof GraphQLError && (error.originalError instanceof DomainError || error.originalError instanceof HttpError)
+          ? error
+          : maskError(error, message, isDev),
     },
     plugins: [strictUtf8Bodies, ...operationLimitPlugins],
     context: () => createContext(services, OPERATOR),

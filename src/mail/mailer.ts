@@ -3,6 +3,7 @@
 // its essentials logged, so a local user can follow a sign-in link with no mail server.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { narrowToOwner } from '../private-files.js';
 import { join } from 'node:path';
 import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
@@ -44,10 +45,14 @@ export function createMailer({ smtpUrl, from, outboxDir, logger }: MailerOptions
     };
   }
   const stream = lazily((nodemailer) => nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }));
+  let narrowed = false;
   return {
     async send({ to, subject, text, html, essentials }) {
       const info = await (await stream()).sendMail({ from, to, subject, text, html });
       mkdirSync(outboxDir, { recursive: true, mode: 0o700 });
+      // An outbox an earlier version made (0755, its messages 0644) is narrowed once, like the rest of DATA_DIR.
+      if (!narrowed) narrowToOwner(outboxDir);
+      narrowed = true;
       const file = join(outboxDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`);
       // The message holds a sign-in link: readable by the service's user only.
       writeFileSync(file, info.message as Buffer, { mode: 0o600 }); // buffer: true above

@@ -1,29 +1,25 @@
 // POST /mcp (D40 in docs/decisions.md): the Model Context Protocol over Streamable HTTP with the
-// official SDK, stateless, answered in JSON. It runs the public edge's own steps (request id, client,
-// HTTPS rule, method, the REST API's key authentication, error envelope) and then hands the one
-// JSON-RPC message to a fresh SDK server: the SDK's stateless transport serves a single request.
+// official SDK, stateless, answered in JSON. A place of the public edge (src/edge.ts), which has
+// given the request its id, its client and D20's verdict; here the REST API's method check and key
+// authentication run, then the one JSON-RPC message goes to a fresh SDK server: the SDK's stateless
+// transport serves a single request.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Logger } from 'pino';
 import { BadRequestError } from '../errors.js';
-import type { AnsweredRequest } from '../metrics.js';
-import { stepsEntries } from '../rest/app.js';
-import type { PipelineOptions } from '../rest/pipeline.js';
-import type { Answer, Exchange, Step } from '../rest/exchange.js';
+import { compose } from '../rest/compose.js';
+import type { Answer, Exchange, Place, Step } from '../rest/exchange.js';
+import type { RestOptions } from '../rest/pipeline.js';
 import type { PathRoutes } from '../rest/router.js';
 import { routes, type Route } from '../rest/routes.js';
 import { authenticate } from '../rest/steps/authenticate.js';
-import { identifyClient } from '../rest/steps/client.js';
-import { errorEnvelopes } from '../rest/steps/errors.js';
-import { requireHttps } from '../rest/steps/https.js';
+import { envelopeOf } from '../rest/steps/errors.js';
 import { checkMethod } from '../rest/steps/method.js';
 import { routeRunner } from '../rest/steps/operation.js';
-import { requestId } from '../rest/steps/request-id.js';
-import type { UsageRecorder } from '../rest/usage.js';
 import { VERSION } from '../version.js';
-import { ToolCalls, type ToolOutcome } from './tool-call.js';
+import { ToolCalls } from './tool-call.js';
 import { TOOLS } from './tools.js';
 
 export const MCP_PATH = '/mcp';
@@ -44,9 +40,6 @@ const INSTRUCTIONS =
 /** Only elicitation would use it, which these tools never do: one for every request rather than an Ajv each. */
 const VALIDATOR = new AjvJsonSchemaValidator();
 
-/** The tool call a request carried, for the usage and metrics step on its way out. */
-const calls = new WeakMap<Exchange, ToolOutcome>();
-
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
 /** A JSON-RPC error the SDK's transport would give for the same body, for what is refused before it. */
@@ -55,29 +48,6 @@ const rpcError = (code: number, message: string): Answer => ({
   body: JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }),
   headers: NO_STORE,
 });
-
-const atMcp: Step = (exchange, next) => {
-  exchange.path = MCP_PATH_ROUTES;
-  return next(exchange);
-};
-
-/** Metrics for every request (a tool call as `mcp:<tool>` with its twin's status), usage for every tool call. */
-function observe(usage: Pick<UsageRecorder, 'record'>, metrics: { request(answered: AnsweredRequest): void }): Step {
-  return async (exchange, next) => {
-    await next(exchange);
-    const call = calls.get(exchange);
-    if (call) usage.record(exchange.viewer, `mcp:${call.tool}`, call.status, exchange.request.url);
-    const status = call?.status ?? exchange.answer!.status;
-    metrics.request({
-      route: call ? `mcp:${call.tool}` : MCP_PATH,
-      method: exchange.request.method,
-      status,
-      seconds: (performance.now() - exchange.started) / 1000,
-      cached: false,
-      refusal: status === 429 && exchange.viewer ? 'quota' : null,
-    });
-  };
-}
 
 /** The SDK's view of the request: the headers its transport reads (the body is handed over parsed). */
 function sdkRequest(exchange: Exchange): Request {
@@ -96,6 +66,8 @@ function answerMessages(tools: ToolCalls): Step {
     if (Number(exchange.request.header('content-length')) > MAX_MCP_BODY_BYTES) {
       throw new BadRequestError(`The request body is too large: at most ${MAX_MCP_BODY_BYTES} bytes`);
     }
+    // Only a tool call is counted in usage, under its tool's name (below).
+    exchange.outcome = null;
     const text = await exchange.request.body(MAX_MCP_BODY_BYTES);
     let message: unknown;
     try {
@@ -113,7 +85,7 @@ function answerMessages(tools: ToolCalls): Step {
     server.setRequestHandler(ListToolsRequestSchema, () => tools.list);
     server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
       const call = await tools.call(params.name, params.arguments, exchange);
-      calls.set(exchange, call);
+      exchange.outcome = { name: `mcp:${call.tool}`, status: call.status };
       return call.result;
     });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -127,15 +99,10 @@ function answerMessages(tools: ToolCalls): Step {
   };
 }
 
-export type McpEndpointOptions = Pick<
-  PipelineOptions,
-  'schema' | 'services' | 'keys' | 'documentationUrl' | 'limits' | 'usage' | 'trustedProxies' | 'metrics'
-> & {
-  logger: Logger;
-};
+export type McpOptions = Pick<RestOptions, 'schema' | 'services' | 'keys' | 'documentationUrl' | 'limits'> & { logger: Logger };
 
-/** The steps of /mcp, in the order a request meets them: the REST API's refusals first (D11), then the protocol. */
-export function mcpSteps(options: McpEndpointOptions): Step[] {
+/** /mcp as a place of the edge: the REST API's refusals first (D11), then the protocol. */
+export function mcpPlaces(options: McpOptions): Place[] {
   const tools = new ToolCalls({
     definitions: TOOLS,
     table: routes,
@@ -143,20 +110,6 @@ export function mcpSteps(options: McpEndpointOptions): Step[] {
     limits: options.limits,
     logger: options.logger,
   });
-  return [
-    requestId,
-    observe(options.usage, options.metrics),
-    errorEnvelopes(options.logger),
-    identifyClient(options.trustedProxies),
-    requireHttps,
-    atMcp,
-    checkMethod,
-    authenticate(options.keys, options.services),
-    answerMessages(tools),
-  ];
-}
-
-/** /mcp's handlers: node:http for the listener, fetch for tests; whoever dispatches the public port calls one. */
-export function createMcpEndpoint(options: McpEndpointOptions) {
-  return stepsEntries(mcpSteps(options), options.logger);
+  const serve = compose([checkMethod, authenticate(options.keys, options.services), answerMessages(tools)]);
+  return [{ path: MCP_PATH, template: MCP_PATH, cors: false, routes: MCP_PATH_ROUTES, paramPatterns: null, serve, render: envelopeOf }];
 }

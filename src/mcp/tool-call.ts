@@ -11,7 +11,8 @@ import { stringify } from '../json.js';
 import type { Exchange } from '../rest/exchange.js';
 import type { RequestLimits } from '../rest/limits.js';
 import type { Route } from '../rest/routes.js';
-import { answerOf } from '../rest/steps/errors.js';
+import { refusalOf } from '../http/error-status.js';
+import { envelopeOf } from '../rest/steps/errors.js';
 import type { RouteRunner, SentRequest } from '../rest/steps/operation.js';
 import type { ArgumentValue, ToolArgument, ToolDefinition } from './tools.js';
 
@@ -128,7 +129,9 @@ export class ToolCalls {
       Object.assign(exchange.headers, await this.options.limits.admit(tool.route, viewer, exchange.peer!.client));
       return { tool: name, status, result: { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) as Record<string, unknown> } };
     } catch (error) {
-      const answer = answerOf(error, exchange.requestId, this.options.logger);
+      const refused = refusalOf(error);
+      if (refused === null) this.options.logger.error({ err: error, requestId: exchange.requestId, tool: name }, 'tool call failed');
+      const answer = envelopeOf(refused, exchange);
       for (const header in answer.headers) if (header.startsWith('X-RateLimit-')) exchange.headers[header] = answer.headers[header]!;
       return { tool: name, status: answer.status, result: { content: [{ type: 'text', text: answer.body as string }], isError: true } };
     }

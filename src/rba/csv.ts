@@ -69,7 +69,7 @@ function splitQuoted(text: string): SheetRow[] {
   });
 }
 
-export function splitCsv(text: string): SheetRow[] {
+function splitCsv(text: string): SheetRow[] {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const rows = body.includes('"') ? splitQuoted(body) : splitUnquoted(body);
   // Every line the RBA writes ends with a line break: without one, the file was cut off, perhaps

@@ -147,22 +147,61 @@ export function isWorkbookBytes(bytes: Uint8Array): 'xls' | 'xlsx' | null {
   return null;
 }
 
-// An .xls is a compound file: a header, then sectors of 2^shift bytes (the shift is at byte 30).
-// The format makes the file a whole number of sectors, so any other length is a file cut off,
-// which SheetJS would otherwise read as far as it goes.
+// An .xls is a compound file: a header, then sectors of 2^shift bytes (the shift is at byte 30),
+// allocated in a table (the FAT) whose own sectors the header lists. A file shorter than its
+// sectors is a file cut off, which SheetJS would otherwise read as far as it goes or fail on with
+// an internal message (and noise on stderr): the cut is named here, before SheetJS reads it.
+const HEADER_FAT_SECTORS = 109;
+/** sector numbers from here up are markers: end of chain, free, … */
+const MAX_SECTOR = 0xfffffffa;
+const END_OF_CHAIN = 0xfffffffe;
+const STREAM = 2;
+const ROOT = 5;
+
 function checkWholeSectors(bytes: Uint8Array): void {
   const shift = bytes.length >= 32 ? bytes[30]! | (bytes[31]! << 8) : 0;
   if (shift !== 9 && shift !== 12) {
     throw formatError(atLine, 1, 'not a readable Excel workbook (its compound-file header names no valid sector size)');
   }
   const sector = 1 << shift;
-  if (bytes.length % sector !== 0) {
-    throw formatError(
-      atLine,
-      1,
-      `the workbook is ${bytes.length} bytes, not a whole number of its ${sector}-byte sectors: the file looks cut off, and nothing of it was stored`,
-    );
+  const cutOff = (detail: string) =>
+    formatError(atLine, 1, `the workbook is ${bytes.length} bytes, ${detail}: the file looks cut off, and nothing of it was stored`);
+  if (bytes.length % sector !== 0) throw cutOff(`not a whole number of its ${sector}-byte sectors`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+  // Sector n starts after the header, which takes the first sector.
+  const sectors = bytes.length / sector - 1;
+  const missing = (n: number) => n >= sectors;
+  const fatCount = view.getUint32(44, true);
+  const fatSectors: number[] = [];
+  for (let i = 0; i < Math.min(fatCount, HEADER_FAT_SECTORS); i++) fatSectors.push(view.getUint32(76 + 4 * i, true));
+  // Beyond the header's 109, the FAT's sectors are listed in a chain of DIFAT sectors.
+  for (let difat = view.getUint32(68, true), hops = 0; fatSectors.length < fatCount && difat < sectors && hops < sectors; hops++) {
+    const at = (difat + 1) * sector;
+    for (let i = 0; i < sector / 4 - 1 && fatSectors.length < fatCount; i++) fatSectors.push(view.getUint32(at + 4 * i, true));
+    difat = view.getUint32(at + sector - 4, true);
   }
+  if (fatSectors.length < fatCount || fatSectors.some(missing)) throw cutOff('shorter than the allocation table its header lists');
+  const perSector = sector / 4;
+  const nextOf = (n: number) => {
+    const fat = fatSectors[Math.floor(n / perSector)];
+    return fat === undefined ? END_OF_CHAIN : view.getUint32((fat + 1) * sector + 4 * (n % perSector), true);
+  };
+  /** Follows a chain of sectors; every one must be in the file. */
+  const follow = (first: number, visit: (at: number) => void = () => undefined) => {
+    for (let n = first, hops = 0; n < MAX_SECTOR && hops <= sectors; n = nextOf(n), hops++) {
+      if (missing(n)) throw cutOff(`shorter than the sectors its streams name`);
+      visit((n + 1) * sector);
+    }
+  };
+  follow(view.getUint32(60, true)); // the mini streams' allocation table
+  const miniCutoff = view.getUint32(56, true);
+  // The directory: the root's chain holds the small streams, a large stream has a chain of its own.
+  follow(view.getUint32(48, true), (at) => {
+    for (let entry = at; entry < at + sector; entry += 128) {
+      const type = bytes[entry + 66];
+      if (type === ROOT || (type === STREAM && view.getUint32(entry + 120, true) >= miniCutoff)) follow(view.getUint32(entry + 116, true));
+    }
+  });
 }
 
 export function parseRbaXls(bytes: Uint8Array): RbaTable {

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import Negotiator from 'negotiator';
 
-export const CSV_TYPE = 'text/csv; charset=utf-8';
+const CSV_TYPE = 'text/csv; charset=utf-8';
 const MEDIA_TYPES = ['application/json', 'text/csv'];
 
 /** Whether the Accept header prefers CSV to JSON; JSON when it names neither. */

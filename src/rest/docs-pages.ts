@@ -1,4 +1,4 @@
-// GET /openapi.json and GET /docs, beside the REST facade: the OpenAPI document and the page that
+// GET /openapi.json and GET /docs, beside the REST API: the OpenAPI document and the page that
 // renders it with Scalar's API reference. The renderer is the standalone bundle of the
 // @scalar/api-reference package, served from this origin like everything the page loads (its
 // default web fonts are turned off), so the page asks nothing of any other origin. No key, never
@@ -6,9 +6,9 @@
 import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { requestIdFrom } from '../http/request-id.js';
-import type { AnsweredRequest } from '../metrics.js';
-import { errorEnvelope } from '../http/error-status.js';
+import { MethodNotAllowedError } from '../http/http-errors.js';
+import type { Answer, Exchange, Place } from './exchange.js';
+import { envelopeOf } from './steps/errors.js';
 
 export const OPENAPI_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -26,10 +26,6 @@ export const DOCS_CSP = [
   "base-uri 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
-
-export function isDocsPath(pathname: string): boolean {
-  return pathname === OPENAPI_PATH || pathname === DOCS_PATH || pathname === RENDERER_PATH;
-}
 
 const ALLOW = 'GET, HEAD, OPTIONS';
 
@@ -68,12 +64,12 @@ function docsPage(title: string): string {
 }
 
 /**
- * The handler of the three paths; `document` is the OpenAPI document, made once at start-up. Each
- * answer is counted in the operators' metrics like the facade's (its path is its own route).
+ * The three paths as places of the edge's router (src/edge.ts); `document` is the OpenAPI document,
+ * made once at start-up. No key, never metered, cacheable; a refusal is the envelope.
  */
-export function createDocsPages(document: object, title: string, metrics: { request(answered: AnsweredRequest): void }) {
+export function docsPlaces(document: object, title: string): Place[] {
   const renderer = readFileSync(createRequire(import.meta.url).resolve('@scalar/api-reference/browser/standalone.js'), 'utf8');
-  const assets = new Map<string, Asset>([
+  const assets: [string, Asset][] = [
     [
       OPENAPI_PATH,
       asset(JSON.stringify(document), {
@@ -96,35 +92,31 @@ export function createDocsPages(document: object, title: string, metrics: { requ
       RENDERER_PATH,
       asset(renderer, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' }),
     ],
-  ]);
+  ];
+  return assets.map(([path, found]) => ({
+    path,
+    template: path,
+    cors: false,
+    routes: null,
+    paramPatterns: null,
+    serve: (exchange) => {
+      exchange.answer = answer(exchange, found);
+      return Promise.resolve();
+    },
+    render: envelopeOf,
+  }));
+}
 
-  return (request: Request): Response => {
-    const started = performance.now();
-    const response = answer(request);
-    const route = new URL(request.url).pathname;
-    metrics.request({ route, method: request.method, status: response.status, seconds: (performance.now() - started) / 1000, cached: false, refusal: null });
-    return response;
-  };
-
-  function answer(request: Request): Response {
-    const headers: Record<string, string> = { 'X-Request-Id': requestIdFrom(request.headers.get('x-request-id')) };
-    const found = assets.get(new URL(request.url).pathname)!;
-    if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...headers, Allow: ALLOW } });
-    if (request.method !== 'GET' && request.method !== 'HEAD') {
-      const { status, body } = errorEnvelope('method_not_allowed', `${request.method} is not allowed here; use ${ALLOW}`);
-      return new Response(body, {
-        status,
-        headers: { ...headers, Allow: ALLOW, 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' },
-      });
-    }
-    Object.assign(headers, found.headers, { ETag: found.etag });
-    const matches = request.headers
-      .get('if-none-match')
-      ?.split(',')
-      .some((tag) => [found.etag, `W/${found.etag}`, '*'].includes(tag.trim()));
-    if (matches) return new Response(null, { status: 304, headers });
-    return new Response(request.method === 'HEAD' ? null : found.body, { status: 200, headers });
-  }
+function answer({ request }: Exchange, found: Asset): Answer {
+  if (request.method === 'OPTIONS') return { status: 204, body: null, headers: { Allow: ALLOW } };
+  if (request.method !== 'GET' && request.method !== 'HEAD') throw new MethodNotAllowedError(ALLOW, `${request.method} is not allowed here; use ${ALLOW}`);
+  const headers = { ...found.headers, ETag: found.etag };
+  const matches = request
+    .header('if-none-match')
+    ?.split(',')
+    .some((tag) => [found.etag, `W/${found.etag}`, '*'].includes(tag.trim()));
+  if (matches) return { status: 304, body: null, headers };
+  return { status: 200, body: found.body, headers };
 }
 
 /** The two documentation paths as operations of the document itself. */

@@ -1,18 +1,21 @@
-// One request's way through the pipeline (src/rest/pipeline.ts): what the transport read, what the
-// steps learn about it on the way in, and the answer they shape on the way out. One object per
-// request, of one shape, so the steps stay cheap.
+// One request's way through the edge (src/edge.ts) and a surface's steps: what the transport read,
+// what the steps learn about it on the way in, and the answer they shape on the way out. One object
+// per request, of one shape, so the steps stay cheap.
+import type { Refused } from '../http/error-status.js';
 import type { Peer } from './client-address.js';
 import type { CsvBody } from './csv.js';
 import type { ApiKeyViewer, Context, SessionViewer } from '../schema/context.js';
 import type { PathRoutes } from './router.js';
 import type { Route } from './routes.js';
 
-/** A request as the steps read it, whichever transport brought it (src/rest/transport.ts). */
+/** A request as the steps read it, whichever transport brought it (src/edge.ts). */
 export interface RestRequest {
   readonly method: string;
   readonly url: URL;
   /** a header's value (repeated ones joined with ", "), or null */
   header(name: string): string | null;
+  /** whether the header was sent more than once */
+  repeated(name: string): boolean;
   /** the body's bytes as strict UTF-8, refused past `limit` */
   body(limit: number): Promise<string>;
   /** the socket's peer address (loopback when the transport has none) */
@@ -32,6 +35,27 @@ export interface Answer {
   etag?: string;
 }
 
+/**
+ * A path the edge's router knows (src/edge.ts), and what answers it: a surface's steps, and how the
+ * surface renders a refusal (the envelope, or the dashboard's page).
+ */
+export interface Place {
+  /** the path in the router's syntax: `/latest/:currency`, `/dashboard/*` */
+  path: string;
+  /** the path as metrics name it: `/{date}/{currency}`; `unmatched` for a path nothing serves */
+  template: string;
+  /** D25 (docs/decisions.md): whether answers carry CORS headers */
+  cors: boolean;
+  /** on the REST API's paths: the routes of the path */
+  routes: PathRoutes | null;
+  /** a parameter's pattern its segment must match, or the path is unmatched */
+  paramPatterns: Readonly<Record<string, RegExp>> | null;
+  /** the surface's steps, after the edge's */
+  serve: Next;
+  /** the answer for a refusal; null for a fault no step foresaw (logged by the edge) */
+  render(refused: Refused | null, exchange: Exchange): Answer;
+}
+
 export class Exchange {
   requestId = '';
   /** this request's own headers (X-Request-Id, rate-limit headers, ETag); the answer's are added last */
@@ -39,7 +63,9 @@ export class Exchange {
   peer: Peer | null = null;
   /** D20 (docs/decisions.md): TLS on the socket, or a trusted proxy saying https */
   https = false;
-  /** the routes of the matched path */
+  /** where the router sent the request (src/edge.ts); a step run alone may know only `path` */
+  place: Place | null = null;
+  /** the routes of the matched REST path */
   path: PathRoutes | null = null;
   params: Readonly<Record<string, string>> = {};
   /** the route for this method */
@@ -48,6 +74,12 @@ export class Exchange {
   viewer: ApiKeyViewer | null = null;
   /** the dashboard session, on the endpoints that take one instead of a key */
   session: SessionViewer | null = null;
+  /**
+   * What usage and metrics count this request as when its route does not say it: an MCP tool call
+   * is `mcp:<tool>` with its twin's status; null leaves a request out of usage (the protocol's own
+   * messages). Unset, the route and the answer's status.
+   */
+  outcome: { name: string; status: number } | null | undefined = undefined;
   /** the raw body of a route that reads one */
   body: string | null = null;
   /** the GraphQL context the operation ran with (its rate history is the request's generation) */

@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache';
-import { decodePathSegment } from './params.js';
+// The REST table's paths as the edge's router knows them (src/edge.ts): the routes of each path,
+// one per method, and what every request to it shares.
 import type { Route } from './routes.js';
 
 /** The routes of one path, and what every request to it shares. */
@@ -13,15 +13,6 @@ export interface PathRoutes {
   /** false on the account's own endpoints: D25 (docs/decisions.md) keeps CORS to the data endpoints */
   cors: boolean;
 }
-
-export interface RouteMatch {
-  path: PathRoutes;
-  params: Readonly<Record<string, string>>;
-}
-
-const MAX_KNOWN_PATHS = 10_000;
-
-const segmentsOf = (path: string) => path.split('/').filter((s) => s !== '');
 
 function allowedMethods(routes: readonly Route[]): string {
   const methods: string[] = routes.map((r) => r.method);
@@ -43,39 +34,4 @@ export function pathsOf(table: readonly Route[]): PathRoutes[] {
     template: routes[0]!.path.replace(/:([a-z]+)/gi, '{$1}'),
     cors: routes.every((r) => r.auth !== 'account'),
   }));
-}
-
-/**
- * Finds the routes for a path; literal segments win over parameters by the table's order; empty
- * segments are ignored (`//latest/` is `/latest`). A segment that does not decode to text (bad
- * UTF-8, NUL, a lone surrogate) is 400 whatever the path.
- */
-export function createRouter(table: readonly Route[]): (pathname: string) => RouteMatch | null {
-  const compiled = pathsOf(table).map((path) => ({ path, first: path.routes[0]!, segments: segmentsOf(path.routes[0]!.path) }));
-  // Most requests repeat a few paths: each is matched once (a match is never changed by callers).
-  // A path that matches nothing is remembered too, boxed, since the cache holds no null.
-  const matchesByPath = new LRUCache<string, { match: RouteMatch | null }>({ max: MAX_KNOWN_PATHS });
-  return (pathname) => {
-    let known = matchesByPath.get(pathname);
-    if (known === undefined) matchesByPath.set(pathname, (known = { match: matchPath(pathname) }));
-    return known.match;
-  };
-
-  function matchPath(pathname: string): RouteMatch | null {
-    const parts = segmentsOf(pathname).map(decodePathSegment);
-    for (const { path, first, segments } of compiled) {
-      if (segments.length !== parts.length) continue;
-      const params: Record<string, string> = {};
-      const matches = segments.every((segment, i) => {
-        const part = parts[i]!;
-        if (!segment.startsWith(':')) return segment === part;
-        const name = segment.slice(1);
-        if (first.paramPatterns?.[name] && !first.paramPatterns[name].test(part)) return false;
-        params[name] = part;
-        return true;
-      });
-      if (matches) return { path, params };
-    }
-    return null;
-  }
 }

@@ -54,7 +54,7 @@ class DailyCounts<Row extends { requests: number }> {
 }
 
 /** The pair of an answered /convert request, from its query string; null when it cannot be read. */
-export function conversionPair(search: string): { from: string; to: string; dated: boolean } | null {
+function conversionPair(search: string): { from: string; to: string; dated: boolean } | null {
   try {
     const params = decodeQuery(search);
     return { from: parseCode(params.get('from') ?? '', 'from'), to: parseCode(params.get('to') ?? '', 'to'), dated: params.has('date') };

@@ -7,7 +7,8 @@ import { consumeSignInLink, deleteSession, findSession, insertSession, insertSig
 import type { Account } from '../db/database.js';
 import { secondsUntil } from '../domain/calendar.js';
 import { signInMail } from '../mail/sign-in-mail.js';
-import { BadRequestError, InvalidSignInLinkError, RateLimitExceededError } from '../errors.js';
+import { BadRequestError, InvalidSignInLinkError } from '../errors.js';
+import { RateLimitedError } from '../http/http-errors.js';
 import { AccountRef } from './account.js';
 import { builder } from './builder.js';
 import type { SessionViewer } from './context.js';
@@ -57,10 +58,12 @@ export async function authenticateSession(services: Services, token: string): Pr
   return { kind: 'session', tokenHash, account: session.account };
 }
 
-function waitMessage(oldest: Date | null, now: Date, what: string): RateLimitExceededError {
+function waitMessage(oldest: Date | null, now: Date, what: string): RateLimitedError {
   const seconds = secondsUntil(new Date((oldest ?? now).getTime() + HOUR_MS), now);
   const minutes = Math.ceil(seconds / 60);
-  return new RateLimitExceededError(`Too many sign-in links ${what} in the last hour. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, seconds);
+  return new RateLimitedError(`Too many sign-in links ${what} in the last hour. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
+    'Retry-After': String(seconds),
+  });
 }
 
 interface SignedIn {

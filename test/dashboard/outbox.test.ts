@@ -1,5 +1,5 @@
 // Without SMTP_URL the sign-in mail goes to DATA_DIR/outbox/ (readable by the service only) and its link to the log.
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -25,4 +25,16 @@ it('writes an .eml file (0600) and logs the link at info', async () => {
   const entry = JSON.parse(lines[0]!);
   expect(entry.level).toBe(30);
   expect(entry.link).toBe(link);
+});
+
+it('narrows an outbox an earlier version left open (0755, messages 0644) to the service alone', async () => {
+  const dir = join(mkdtempSync(join(tmpdir(), 'outbox-')), 'outbox');
+  mkdirSync(dir, { mode: 0o755 });
+  chmodSync(dir, 0o755);
+  writeFileSync(join(dir, 'old.eml'), 'To: old@example.com\n', { mode: 0o644 });
+  chmodSync(join(dir, 'old.eml'), 0o644);
+  const mailer = createMailer({ smtpUrl: undefined, from: 'AUD rates <no-reply@localhost>', outboxDir: dir, logger: pino({ level: 'silent' }) });
+  await mailer.send(signInMail('me@example.com', 'http://127.0.0.1:8080/dashboard/sign-in?token=' + 'B'.repeat(43), 15));
+  expect(statSync(dir).mode & 0o777).toBe(0o700);
+  for (const file of readdirSync(dir)) expect(statSync(join(dir, file)).mode & 0o777, file).toBe(0o600);
 });

@@ -95,7 +95,7 @@ describe('two app instances on one database', () => {
       const fetchVia = (i: number) =>
         i % 2 === 0
           ? t.request('/latest?symbols=USD', { key })
-          : second.rest.fetch('http://rates.test/latest?symbols=USD', { headers: { Authorization: `Bearer ${key}` } });
+          : second.web.fetch('http://rates.test/latest?symbols=USD', { headers: { Authorization: `Bearer ${key}` } });
       const answers = await Promise.all(Array.from({ length: N }, (_, i) => answer(Promise.resolve(fetchVia(i)))));
       expectExactly(answers, 12);
       expect((await stored(t, email)).used).toBe(50_000);
@@ -114,7 +114,7 @@ describe('two app instances on one database', () => {
       const fetchVia = (i: number, key: string) =>
         i % 2 === 0
           ? t.request('/latest?symbols=USD', { key })
-          : second.rest.fetch('http://rates.test/latest?symbols=USD', { headers: { Authorization: `Bearer ${key}` } });
+          : second.web.fetch('http://rates.test/latest?symbols=USD', { headers: { Authorization: `Bearer ${key}` } });
       const answers = await Promise.all(
         accounts.map(({ key }) => Promise.all(Array.from({ length: 10 }, (_, i) => answer(Promise.resolve(fetchVia(i, key)))))),
       );
@@ -137,7 +137,7 @@ describe('two processes whose clocks straddle a billing date', () => {
     t.setNow(reset);
     try {
       const { email, key } = await account(t, 'starter', { billingDay: BILLING_DAY, used: 5_000, period: PERIOD });
-      const viaBehind = () => answer(Promise.resolve(behind.rest.fetch('http://rates.test/latest', { headers: { Authorization: `Bearer ${key}` } })));
+      const viaBehind = () => answer(Promise.resolve(behind.web.fetch('http://rates.test/latest', { headers: { Authorization: `Bearer ${key}` } })));
 
       // Just before the reset (as the lagging process sees it) the old period is used up: 429.
       expectError(await viaBehind(), 429, 'rate_limit_exceeded');

@@ -1,5 +1,5 @@
 import * as XLSX from '@e965/xlsx';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RbaFormatError, parseRbaCsv, parseRbaFile, parseRbaXls } from '../../src/rba/index.js';
 import { dateCellToIso, formatDecimals, serialToIso } from '../../src/rba/xls.js';
 import { fixtureBytes, fixtureText, refusal } from './fixtures.js';
@@ -154,6 +154,23 @@ describe('parseRbaXls refusals name the sheet row', () => {
     );
     for (let cut = 8; cut < xls.length; cut += 61) expect(() => parseRbaFile(xls.subarray(0, cut)), `cut at ${cut}`).toThrow(RbaFormatError);
     for (let cut = 512; cut < xls.length; cut += 512) expect(() => parseRbaFile(xls.subarray(0, cut)), `cut at sector ${cut / 512}`).toThrow(RbaFormatError);
+  });
+
+  it('names a cut at a sector boundary in plain words, and the parser writes nothing to stderr', () => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (written.push(String(chunk)), true));
+    const consoleSpy = vi.spyOn(console, 'error').mockImplementation((...args) => void written.push(args.join(' ')));
+    try {
+      for (let cut = 512; cut < xls.length; cut += 512) {
+        expect(() => parseRbaFile(xls.subarray(0, cut)), `cut at sector ${cut / 512}`).toThrow(
+          new RegExp(`the workbook is ${cut} bytes, shorter than the (allocation table its header lists|sectors its streams name): the file looks cut off`),
+        );
+      }
+    } finally {
+      spy.mockRestore();
+      consoleSpy.mockRestore();
+    }
+    expect(written).toEqual([]);
   });
 
   it('refuses an .xlsx cut off anywhere', () => {

@@ -38,7 +38,7 @@ beforeAll(async () => {
   t = await startTestApp({ webhookNetwork: { resolve } });
   await t.importFixture('f11.1-data.csv');
   key = await t.createKey('enterprise');
-  publicPort = await listen(t.app.rest.node);
+  publicPort = await listen(t.app.web.node);
   internalPort = await listen((req, res) => void t.app.internal(req, res));
 });
 afterAll(async () => {

@@ -4,10 +4,9 @@
 // with formats). The whole REST suite thereby checks conformance, not a second set of assertions.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { isDashboardPath } from '../../src/dashboard/app.js';
-import { isDocsPath } from '../../src/rest/docs-pages.js';
+import { createRouter } from '../../src/edge.js';
 import { openApiPath } from '../../src/rest/openapi/document.js';
-import { createRouter } from '../../src/rest/router.js';
+import { restPlaces } from '../../src/rest/pipeline.js';
 import { routes } from '../../src/rest/routes.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
@@ -34,7 +33,7 @@ export function conformanceChecker(document: OpenApiDocument) {
     if (!validate) validators.set(path, (validate = ajv.compile({ $ref: `${DOCUMENT_ID}#/${path}` })));
     return validate;
   };
-  const match = createRouter(routes);
+  const match = createRouter(restPlaces(routes, () => Promise.resolve()));
   const envelope = ajv.compile({
     type: 'object',
     required: ['success', 'error'],
@@ -54,7 +53,7 @@ export function conformanceChecker(document: OpenApiDocument) {
   return async function check(method: string, target: string, response: Response): Promise<void> {
     const pathname = new URL(target, 'http://rates.test').pathname;
     // The dashboard's pages and the docs page's script are not part of the API.
-    if (isDashboardPath(pathname) || (isDocsPath(pathname) && !document.paths[pathname])) return;
+    if (/^\/(dashboard|docs)(\/|$)/.test(pathname) && !document.paths[pathname]) return;
     const what = `${method} ${target} → ${response.status}`;
     const text = await response.clone().text();
     const json = (response.headers.get('content-type') ?? '').startsWith('application/json') && text !== '' ? (JSON.parse(text) as unknown) : undefined;
@@ -70,7 +69,7 @@ export function conformanceChecker(document: OpenApiDocument) {
     }
     let template: string | undefined;
     try {
-      template = document.paths[pathname] ? pathname : match(pathname)?.path.routes[0]?.path;
+      template = document.paths[pathname] ? pathname : match(pathname)?.place.path;
     } catch {
       template = undefined; // a path segment that is not text: 400 before any route
     }

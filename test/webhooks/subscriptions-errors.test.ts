@@ -213,7 +213,7 @@ describe('the create body (400 bad_request)', () => {
 
   it('no Content-Type at all', async () => {
     // A string body would get text/plain from fetch; a Blob without a type sends no Content-Type.
-    const response = await t.app.rest.fetch(`http://rates.test${PATH}`, {
+    const response = await t.app.web.fetch(`http://rates.test${PATH}`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${key}` },
       body: new Blob([JSON.stringify(VALID)]),
@@ -515,7 +515,7 @@ describe("over a real socket (the service's listener)", () => {
   let key: string;
   beforeAll(async () => {
     ({ key } = await account('professional'));
-    server = createListener(t.app.rest.node, { limits: LISTENER_LIMITS, logger: t.app.logger });
+    server = createListener(t.app.web.node, { limits: LISTENER_LIMITS, logger: t.app.logger });
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     port = (server.address() as AddressInfo).port;
   });

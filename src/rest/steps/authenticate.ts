@@ -1,7 +1,7 @@
 // Who is asking (docs/api.md §5, D12 and D18 in docs/decisions.md): the account behind a bearer
 // key; on the webhook endpoints (docs/api.md §4.2) a signed-in dashboard session instead, whose
 // changes need its CSRF token in X-CSRF-Token. A key wins when both are sent.
-import { InvalidApiKeyError } from '../../errors.js';
+import { BadRequestError, InvalidApiKeyError } from '../../errors.js';
 import { isCsrfTokenOf, sessionTokenOf } from '../../http/session-cookie.js';
 import type { SessionViewer } from '../../schema/context.js';
 import type { Services } from '../../services.js';
@@ -14,6 +14,8 @@ export function authenticate(keys: Pick<KeyAuthenticator, 'authenticate'>, servi
     const { auth } = exchange.route!;
     if (auth !== 'none') {
       const authorization = exchange.request.header('authorization');
+      // Two credentials are ambiguous: which one the request meant cannot be guessed.
+      if (authorization !== null && exchange.request.repeated('authorization')) throw new BadRequestError('Send one Authorization header, not several');
       if (authorization !== null) exchange.viewer = await keys.authenticate(authorization);
       else if (auth === 'account') exchange.session = await dashboardSession(exchange, services);
       else if (auth === 'key') throw missingKey();

@@ -15,7 +15,7 @@ const PREFLIGHT_HEADERS = {
 /** On the way out, every answer but the account endpoints' (an unknown path's included). */
 export const corsHeaders: Step = async (exchange, next) => {
   await next(exchange);
-  if (exchange.path?.cors !== false) Object.assign(exchange.headers, CORS_HEADERS);
+  if ((exchange.place ?? exchange.path)?.cors !== false) Object.assign(exchange.headers, CORS_HEADERS);
 };
 
 /** OPTIONS on a known path: 204 with its methods, and the preflight headers where CORS applies. */

@@ -7,7 +7,7 @@ export function etagOf(body: string): string {
   return `"${hash('sha1', body, 'base64url')}"`;
 }
 
-export function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
+function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
   if (!ifNoneMatch) return false;
   return ifNoneMatch.split(',').some((tag) => {
     const t = tag.trim();

@@ -8,13 +8,15 @@ import type { UsageRecorder } from '../usage.js';
 export function observe(usage: Pick<UsageRecorder, 'record'>, metrics: { request(answered: AnsweredRequest): void }): Step {
   return async (exchange, next) => {
     await next(exchange);
-    const { route, viewer } = exchange;
-    const status = exchange.answer!.status;
+    const { route, viewer, outcome } = exchange;
+    const status = outcome?.status ?? exchange.answer!.status;
     // Usage is counted per key; a request that sent no key is handed over without a viewer (the
     // recorder counts only /convert's); one whose key was refused has no account and is not counted.
-    if (route && (viewer || exchange.request.header('authorization') === null)) usage.record(viewer, route.name, status, exchange.request.url);
+    if (route && outcome !== null && (viewer || exchange.request.header('authorization') === null)) {
+      usage.record(viewer, outcome?.name ?? route.name, status, exchange.request.url);
+    }
     metrics.request({
-      route: exchange.path?.template ?? 'unmatched',
+      route: outcome?.name ?? (exchange.place ?? exchange.path)?.template ?? 'unmatched',
       method: exchange.request.method,
       status,
       seconds: (performance.now() - exchange.started) / 1000,

@@ -1,17 +1,6 @@
-// Which endpoint a path is (src/rest/router.ts): an unknown path is 404.
+// A path no surface serves (src/edge.ts routes every request): 404 in the envelope.
 import { NotFoundError } from '../../errors.js';
-import type { Step } from '../exchange.js';
-import { createRouter } from '../router.js';
-import type { Route } from '../routes.js';
+import type { Next } from '../exchange.js';
 
-export function findRoute(table: readonly Route[]): Step {
-  const match = createRouter(table);
-  return (exchange, next) => {
-    const { pathname } = exchange.request.url;
-    const found = match(pathname);
-    if (!found) throw new NotFoundError(`Unknown endpoint ${pathname}; see the documentation for the endpoints`);
-    exchange.path = found.path;
-    exchange.params = found.params;
-    return next(exchange);
-  };
-}
+export const unknownEndpoint: Next = (exchange) =>
+  Promise.reject(new NotFoundError(`Unknown endpoint ${exchange.request.url.pathname}; see the documentation for the endpoints`));

@@ -4,13 +4,13 @@ import { pino } from 'pino';
 import { expect, it } from 'vitest';
 import { BadRequestError, InvalidApiKeyError, PlanRestrictedError } from '../../../src/errors.js';
 import { MethodNotAllowedError, RateLimitedError } from '../../../src/http/http-errors.js';
-import { errorEnvelopes } from '../../../src/rest/steps/errors.js';
+import { renderRefusals } from '../../../src/rest/steps/errors.js';
 import { exchangeOf, recordingNext } from './support.js';
 
 function captured() {
   const lines: Record<string, unknown>[] = [];
   const logger = pino({ level: 'error' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
-  return { step: errorEnvelopes(logger), lines };
+  return { step: renderRefusals(logger), lines };
 }
 
 async function answerFor(error: unknown) {

@@ -14,6 +14,7 @@ function admitting(result: () => Record<string, string>) {
       asked.push(args);
       return result();
     },
+    standing: async () => ({ 'X-RateLimit-Remaining-Monthly': '7' }),
   });
   return { step, asked };
 }

@@ -1,12 +1,18 @@
-// Routing (src/rest/router.ts): literal segments win over parameters, D14's date pattern, empty
-// segments ignored, an unknown path 404 and a segment that is not text 400.
+// Routing (the edge's router, src/edge.ts, over the REST table): literal segments win over
+// parameters, D14's date pattern, empty segments ignored, an unknown path 404 and a segment that is
+// not text 400.
 import { expect, it } from 'vitest';
+import { createRouter, locate } from '../../../src/edge.js';
 import { BadRequestError, NotFoundError } from '../../../src/errors.js';
+import type { Step } from '../../../src/rest/exchange.js';
+import { restPlaces } from '../../../src/rest/pipeline.js';
 import { routes } from '../../../src/rest/routes.js';
-import { findRoute } from '../../../src/rest/steps/route.js';
 import { exchangeOf, recordingNext } from './support.js';
 
-const step = findRoute(routes);
+// The edge locates a request; a path the API serves goes on to its steps (here `next`), any other
+// is refused by its place.
+const located = locate(createRouter(restPlaces(routes, () => Promise.resolve())));
+const step: Step = (exchange, next) => located(exchange, (ex) => (ex.path ? next(ex) : ex.place!.serve(ex)));
 
 async function routed(target: string) {
   const exchange = exchangeOf(target);

@@ -19,6 +19,7 @@ export function requestOf(target: string, parts: RequestParts = {}): RestRequest
     // as the transports read a target: a leading // is a path of empty segments, not a host
     url: new URL(`http://rates.test${target}`),
     header: (name) => headers.get(name) ?? null,
+    repeated: () => false,
     body: async (limit) => {
       const text = parts.body ?? '';
       if (Buffer.byteLength(text) > limit) throw new Error(`over ${limit}`);
