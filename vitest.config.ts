@@ -20,6 +20,7 @@ const UNIT_TESTS = [
   'test/keys/identifier-uniformity.test.ts',
   'test/webhooks/target.test.ts',
   'test/http/listener.test.ts',
+  'test/docs/**/*.test.ts',
 ];
 
 export default defineConfig({

@@ -106,7 +106,7 @@ describe('error infos in the sources', () => {
       ' not included; the ', // a plan's history window
       'url must use https', // a webhook's URL
       'Method not allowed. Allowed: ', // the HTTP layer
-      'The dashboard is served over HTTPS only.', // the dashboard's own refusals
+      'HTTPS is required: plain HTTP is refused', // the edge's HTTPS rule, for every surface
       'This form was sent from another site. Open the dashboard and try again.',
     ]) {
       expect(
