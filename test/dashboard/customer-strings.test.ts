@@ -105,7 +105,7 @@ describe('error infos in the sources', () => {
     for (const known of [
       ' not included; the ', // a plan's history window
       'url must use https', // a webhook's URL
-      'Method not allowed. Allowed: ', // the HTTP layer
+      'Send one Authorization header, not several', // the key's own rules
       'HTTPS is required: plain HTTP is refused', // the edge's HTTPS rule, for every surface
       'This form was sent from another site. Open the dashboard and try again.',
     ]) {
