@@ -194,6 +194,7 @@ const SUBSCRIPTION_ID: ParameterDoc = { name: 'id', in: 'path', required: true, 
 const SUBSCRIPTIONS = '/api/webhook-subscriptions';
 /** The list fields of docs/api.md §2.11, in its order. */
 const SUBSCRIPTION_FIELDS = 'id url currencies description isActive failureCount lastSuccessAt createdAt';
+const DELIVERY_FIELDS = 'id event date state attempts { at status error durationMs }';
 
 const DATE_SEGMENT = /^[0-9-]+$/; // D14: digits and dashes are a date attempt; anything else is an unknown path
 
@@ -729,6 +730,58 @@ export const routes: readonly Route[] = [
       summary: 'Send one signed rates.test delivery now',
       parameters: [SUBSCRIPTION_ID],
       response: Schemas.TestDeliveryResponse,
+      errors: ['not_found', 'webhooks_not_available'],
+    },
+    cacheControl: 'no-store',
+  }),
+  defineRoute({
+    name: 'WebhookDeliveries',
+    method: 'GET',
+    path: `${SUBSCRIPTIONS}/:id/deliveries`,
+    auth: 'account',
+    document: graphql(`
+      query WebhookDeliveries($id: Text!, $cursor: Text) {
+        webhookDeliveries(id: $id, cursor: $cursor) {
+          deliveries { ${DELIVERY_FIELDS} }
+          nextCursor
+        }
+      }
+    `),
+    variables: (req) => {
+      const cursor = new QueryParams(req.search, ['cursor']).optional('cursor');
+      return { id: req.params.id!, cursor: cursor ?? null };
+    },
+    respond: ({ webhookDeliveries: page }) => ({ body: { success: true, deliveries: page.deliveries, nextCursor: page.nextCursor } }),
+    doc: {
+      summary: "A subscription's deliveries of the last 30 days",
+      description:
+        'Newest first, 50 a page, test deliveries included (`event` tells them apart), each with its attempts oldest first. Pass `nextCursor` as `cursor` for the next page.',
+      parameters: [SUBSCRIPTION_ID, { name: 'cursor', in: 'query', schema: Schemas.Param.cursor }],
+      response: Schemas.DeliveryListResponse,
+      errors: ['not_found'],
+    },
+    cacheControl: 'no-store',
+  }),
+  defineRoute({
+    name: 'RedeliverWebhookDelivery',
+    method: 'POST',
+    path: `${SUBSCRIPTIONS}/:id/deliveries/:deliveryId/redeliver`,
+    auth: 'account',
+    document: graphql(`
+      mutation RedeliverWebhookDelivery($id: Text!, $deliveryId: Text!) {
+        redeliverWebhookDelivery(id: $id, deliveryId: $deliveryId) { ${DELIVERY_FIELDS} }
+      }
+    `),
+    variables: (req) => (new QueryParams(req.search, NO_QUERY), { id: req.params.id!, deliveryId: req.params.deliveryId! }),
+    respond: ({ redeliverWebhookDelivery: { id, state, attempts } }) => ({
+      body: { success: state === 'delivered', delivery: { id, state, attempts } },
+    }),
+    doc: {
+      summary: 'Send a delivery once more now',
+      description:
+        'One new attempt of a delivery of the last 30 days, with the same body and delivery id, signed with the current secret, on an active or a paused subscription (which it does not reactivate). Answers once the attempt is made.',
+      parameters: [SUBSCRIPTION_ID, { name: 'deliveryId', in: 'path', required: true, schema: Schemas.Param.deliveryId }],
+      response: Schemas.RedeliverResponse,
       errors: ['not_found', 'webhooks_not_available'],
     },
     cacheControl: 'no-store',

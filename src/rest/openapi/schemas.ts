@@ -134,6 +134,59 @@ export const TestDeliveryResponse = z
   })
   .meta({ id: 'TestDeliveryResponse' });
 
+const DeliveryAttempt = z
+  .strictObject({
+    at: z.iso.datetime(),
+    status: z.number().int().nullable().meta({ description: "the receiver's HTTP status; null when it gave none" }),
+    error: z.string().nullable().meta({ description: 'a short reason when the attempt failed' }),
+    durationMs: z.number().int().min(0),
+  })
+  .meta({ id: 'WebhookDeliveryAttempt' });
+const DeliveryState = z.enum(['delivered', 'pending', 'failed', 'abandoned']).meta({
+  description:
+    '`pending`: an attempt is due; `failed`: the last attempt (a test or a redelivery) failed and none is planned; `abandoned`: the retries ran out or the subscription was turned off',
+});
+const Delivery = z
+  .strictObject({
+    id: z.uuid().meta({ description: 'the X-ExchangeRates-Delivery id, the same on every attempt' }),
+    event: z.enum(['rates.published', 'rates.test']),
+    date: IsoDate.meta({ description: "the payload's rate date" }),
+    state: DeliveryState,
+    attempts: z.array(DeliveryAttempt).meta({ description: 'oldest first' }),
+  })
+  .meta({ id: 'WebhookDelivery' });
+export const DeliveryListResponse = z
+  .strictObject({
+    success: z.literal(true),
+    deliveries: z.array(Delivery).meta({ description: 'newest first, at most 50' }),
+    nextCursor: z.string().nullable().meta({ description: 'pass as `cursor` for the next page; null at the end' }),
+  })
+  .meta({
+    id: 'WebhookDeliveryList',
+    example: {
+      success: true,
+      deliveries: [
+        {
+          id: '3b241101-e2bb-4255-8caf-4136c566a962',
+          event: 'rates.published',
+          date: '2023-01-04',
+          state: 'delivered',
+          attempts: [
+            { at: '2023-01-04T06:00:02.000Z', status: 503, error: 'HTTP 503', durationMs: 84 },
+            { at: '2023-01-04T06:01:02.000Z', status: 200, error: null, durationMs: 61 },
+          ],
+        },
+      ],
+      nextCursor: null,
+    },
+  });
+export const RedeliverResponse = z
+  .strictObject({
+    success: z.boolean().meta({ description: 'whether the receiver acknowledged this attempt with a 2xx' }),
+    delivery: Delivery.pick({ id: true, state: true, attempts: true }),
+  })
+  .meta({ id: 'RedeliverResponse' });
+
 /** docs/api.md §7, narrowed to one status and the types a route can answer with it. */
 export function errorEnvelope(status: number, types: readonly [string, ...string[]]) {
   return z.strictObject({
@@ -163,6 +216,8 @@ export const Param = {
     .meta({ description: 'only `AUD`, the default: every rate is quoted against AUD (D1)' }),
   amount: z.string().max(256).meta({ description: 'a number greater than 0 and at most 1e15, written in decimal (`100`, `12.5`; D14)', example: '100' }),
   id: z.string().max(256).meta({ description: 'the subscription id' }),
+  deliveryId: z.string().max(256).meta({ description: 'the delivery id (X-ExchangeRates-Delivery)' }),
+  cursor: z.string().max(256).meta({ description: 'the `nextCursor` of the previous page' }),
 };
 
 /** The figures of one code over a period (GET /averages). */
