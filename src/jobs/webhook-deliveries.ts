@@ -54,6 +54,8 @@ export class DeliveryWorker {
   private recordTimer: NodeJS.Timeout | null = null;
   private recording: Promise<void> = Promise.resolve();
   private prunedAt = -Infinity;
+  /** whether this process prunes: the leading one where several share a database */
+  private leads: () => boolean = () => true;
 
   constructor(
     private readonly services: Services,
@@ -76,6 +78,14 @@ export class DeliveryWorker {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.run;
+  }
+
+  /**
+   * Prunes only while `leads` says this process leads (D42: the leading process deletes old
+   * deliveries); without it, as with a single process, every run may prune.
+   */
+  pruneOnlyWhile(leads: () => boolean): void {
+    this.leads = leads;
   }
 
   /** Runs now, or once more right after the run in progress. */
@@ -138,7 +148,7 @@ export class DeliveryWorker {
   /** Deletes attempts past the retention, a bounded number per run; the rest go at the next. */
   private async pruneOldAttempts(): Promise<void> {
     const now = this.services.clock();
-    if (now.getTime() - this.prunedAt < PRUNE_EVERY_MS) return;
+    if (!this.leads() || now.getTime() - this.prunedAt < PRUNE_EVERY_MS) return;
     this.prunedAt = now.getTime();
     const before = new Date(now.getTime() - ATTEMPT_RETENTION_MS);
     let pruned = 0;

@@ -222,7 +222,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the delivery log and redelivery', () => {
     expectError(await redeliver(id, delivery!.id), 404, 'not_found');
   });
 
-  it('the worker deletes deliveries and attempts older than 30 days, by the injected clock', async () => {
+  it('the leading process deletes deliveries and attempts older than 30 days, by the injected clock', async () => {
     const { app, subscribe, publish, runAt } = await setUp('2026-05-12');
     const id = await subscribe('/kept');
     await publish('2026-05-13');
@@ -239,7 +239,12 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the delivery log and redelivery', () => {
     });
     expect(await count()).toEqual({ deliveries: ['2026-05-13', '2026-06-10'], attempts: ['2026-05-13', '2026-06-10'] });
 
+    // A process that does not lead leaves them; the leader deletes them.
+    app.app.deliveries.pruneOnlyWhile(() => false);
     await runAt(plus(evening('2026-05-13'), 30 * DAY_MS + 2 * 3_600_000));
+    expect(await count()).toEqual({ deliveries: ['2026-05-13', '2026-06-10'], attempts: ['2026-05-13', '2026-06-10'] });
+    app.app.deliveries.pruneOnlyWhile(() => true);
+    await runAt(plus(evening('2026-05-13'), 30 * DAY_MS + 2 * 3_600_000 + 1_000));
     expect(await count()).toEqual({ deliveries: ['2026-06-10'], attempts: ['2026-06-10'] });
     const rollup = await app.db.selectFrom('webhook_deliveries_daily').selectAll().where('deliveries', '!=', 0).orderBy('rate_date').execute();
     expect(rollup.map((r) => [r.rate_date, r.state, r.deliveries])).toEqual([['2026-06-10', 'delivered', 1]]);
