@@ -161,7 +161,7 @@ export interface paths {
         };
         /**
          * The rates of one date
-         * @description Exactly that date: a weekend, a holiday or a day the RBA did not publish is 404 (D7).
+         * @description Exactly that date: a weekend, a holiday or a day the RBA did not publish is 404 (D7), unless `fallback` asks for the nearest rate day before or after it. The plan's history window applies to the date asked for and to the day used.
          */
         get: operations["RateDay"];
         put?: never;
@@ -242,6 +242,66 @@ export interface paths {
         put?: never;
         /** Send one signed rates.test delivery now */
         post: operations["TestWebhookSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhook-subscriptions/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A subscription's deliveries of the last 30 days
+         * @description Newest first, 50 a page, test deliveries included (`event` tells them apart), each with its attempts oldest first. Pass `nextCursor` as `cursor` for the next page.
+         */
+        get: operations["WebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhook-subscriptions/{id}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery once more now
+         * @description One new attempt of a delivery of the last 30 days, with the same body and delivery id, signed with the current secret, on an active or a paused subscription (which it does not reactivate). Answers once the attempt is made.
+         */
+        post: operations["RedeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/averages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Period averages: the figures accountants file
+         * @description Per code, over the rate days of the period that carry a value: the mean (exact, rounded half away from zero to 6 places), the number of days, the first and last of them, the rate on the last (the nearest actual rate at the period's end), the lowest and the highest. Give exactly one of `period` or `start_date` and `end_date` (at most 365 days apart). Starter keys reach periods inside their 30-day history window; Professional and above any period from 2018; Free none. A code without a value in the period is left out; a period without any rate day is 404. With `Accept: text/csv` the answer is a CSV file: a header row `code,mean,days,first_date,last_date,end_rate,min,max` and one row per code (with `interval=month`, a leading `month` column and one row per month and code); errors stay JSON.
+         */
+        get: operations["Averages"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -363,6 +423,11 @@ export interface components {
             base: "AUD";
             /** Format: date */
             date: string;
+            /**
+             * Format: date
+             * @description with `fallback` on /{date}: the date asked for, when `date` is the rate day used
+             */
+            requested_date?: string;
             rates: components["schemas"]["Rates"];
         };
         /** @description docs/api.md §2.6 */
@@ -479,6 +544,144 @@ export interface components {
             /** @description the HTTP status the subscriber answered; 0 when it gave no answer */
             responseStatus: number;
             message: string;
+        };
+        WebhookDeliveryAttempt: {
+            /** Format: date-time */
+            at: string;
+            /** @description the receiver's HTTP status; null when it gave none */
+            status: number | null;
+            /** @description a short reason when the attempt failed */
+            error: string | null;
+            durationMs: number;
+        };
+        WebhookDelivery: {
+            /**
+             * Format: uuid
+             * @description the X-ExchangeRates-Delivery id, the same on every attempt
+             */
+            id: string;
+            /** @enum {string} */
+            event: "rates.published" | "rates.test";
+            /**
+             * Format: date
+             * @description the payload's rate date
+             */
+            date: string;
+            /**
+             * @description `pending`: an attempt is due; `failed`: the last attempt (a test or a redelivery) failed and none is planned; `abandoned`: the retries ran out or the subscription was turned off
+             * @enum {string}
+             */
+            state: "delivered" | "pending" | "failed" | "abandoned";
+            /** @description oldest first */
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        /**
+         * @example {
+         *       "success": true,
+         *       "deliveries": [
+         *         {
+         *           "id": "3b241101-e2bb-4255-8caf-4136c566a962",
+         *           "event": "rates.published",
+         *           "date": "2023-01-04",
+         *           "state": "delivered",
+         *           "attempts": [
+         *             {
+         *               "at": "2023-01-04T06:00:02.000Z",
+         *               "status": 503,
+         *               "error": "HTTP 503",
+         *               "durationMs": 84
+         *             },
+         *             {
+         *               "at": "2023-01-04T06:01:02.000Z",
+         *               "status": 200,
+         *               "error": null,
+         *               "durationMs": 61
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "nextCursor": null
+         *     }
+         */
+        WebhookDeliveryList: {
+            /** @constant */
+            success: true;
+            /** @description newest first, at most 50 */
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            /** @description pass as `cursor` for the next page; null at the end */
+            nextCursor: string | null;
+        };
+        RedeliverResponse: {
+            /** @description whether the receiver acknowledged this attempt with a 2xx */
+            success: boolean;
+            delivery: {
+                /**
+                 * Format: uuid
+                 * @description the X-ExchangeRates-Delivery id, the same on every attempt
+                 */
+                id: string;
+                /**
+                 * @description `pending`: an attempt is due; `failed`: the last attempt (a test or a redelivery) failed and none is planned; `abandoned`: the retries ran out or the subscription was turned off
+                 * @enum {string}
+                 */
+                state: "delivered" | "pending" | "failed" | "abandoned";
+                /** @description oldest first */
+                attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+            };
+        };
+        AverageFigures: {
+            /** @description the exact mean of its values in the period, rounded half away from zero to 6 dp */
+            mean: number;
+            /** @description how many rate days of the period carry a value for the code */
+            days: number;
+            /**
+             * Format: date
+             * @description the first rate day of the period with a value
+             */
+            first_date: string;
+            /**
+             * Format: date
+             * @description the last rate day of the period with a value
+             */
+            last_date: string;
+            /** @description the value on last_date: the nearest actual rate at the end of the period */
+            end_rate: number;
+            /** @description Units of the currency that 1 AUD buys, with the digits the RBA published (D2) */
+            min: number;
+            /** @description Units of the currency that 1 AUD buys, with the digits the RBA published (D2) */
+            max: number;
+        };
+        AveragesResponse: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            averages: true;
+            /** @description the period asked for, in upper case (`FY2025`), or null for a custom range */
+            period: string | null;
+            /**
+             * Format: date
+             * @description the first day of the period
+             */
+            start_date: string;
+            /**
+             * Format: date
+             * @description the last day of the period, even while it runs
+             */
+            end_date: string;
+            /** @description false while the last day of the period is today or later (Sydney time) */
+            complete: boolean;
+            /** @constant */
+            base: "AUD";
+            /** @description a code without a value in the period is left out */
+            rates: {
+                [key: string]: components["schemas"]["AverageFigures"];
+            };
+            /** @description with `interval=month`: each calendar month of the period (`YYYY-MM`, clipped to it), ascending */
+            months?: {
+                [key: string]: {
+                    [key: string]: components["schemas"]["AverageFigures"];
+                };
+            };
         };
     };
     responses: {
@@ -1731,7 +1934,9 @@ export interface operations {
     };
     RateDay: {
         parameters: {
-            query?: never;
+            query?: {
+                fallback?: "previous" | "next";
+            };
             header?: never;
             path: {
                 date: string;
@@ -1930,7 +2135,9 @@ export interface operations {
     };
     RateDayCurrency: {
         parameters: {
-            query?: never;
+            query?: {
+                fallback?: "previous" | "next";
+            };
             header?: never;
             path: {
                 date: string;
@@ -2703,6 +2910,494 @@ export interface operations {
                             code: 404;
                             /** @enum {string} */
                             type: "not_found";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot answer now: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 503;
+                            /** @enum {string} */
+                            type: "service_unavailable";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    WebhookDeliveries: {
+        parameters: {
+            query?: {
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag still matches */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 400;
+                            /** @enum {string} */
+                            type: "bad_request";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key: `invalid_api_key`, `account_suspended` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 401;
+                            /** @enum {string} */
+                            type: "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Refused: `https_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 403;
+                            /** @enum {string} */
+                            type: "https_required";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 404;
+                            /** @enum {string} */
+                            type: "not_found";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot answer now: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 503;
+                            /** @enum {string} */
+                            type: "service_unavailable";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    RedeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RedeliverResponse"];
+                };
+            };
+            /** @description Bad request: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 400;
+                            /** @enum {string} */
+                            type: "bad_request";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key: `invalid_api_key`, `account_suspended` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 401;
+                            /** @enum {string} */
+                            type: "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Refused: `webhooks_not_available`, `https_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 403;
+                            /** @enum {string} */
+                            type: "webhooks_not_available" | "https_required";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 404;
+                            /** @enum {string} */
+                            type: "not_found";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot answer now: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 503;
+                            /** @enum {string} */
+                            type: "service_unavailable";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    Averages: {
+        parameters: {
+            query?: {
+                period?: string;
+                /** @description with end_date, instead of period */
+                start_date?: string;
+                /** @description not before start_date, and at most 365 days after it */
+                end_date?: string;
+                symbols?: string;
+                base?: string;
+                interval?: "month";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit-Monthly": components["headers"]["X-RateLimit-Limit-Monthly"];
+                    "X-RateLimit-Remaining-Monthly": components["headers"]["X-RateLimit-Remaining-Monthly"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Data-Stale": components["headers"]["X-Data-Stale"];
+                    "X-RBA-Source-Date": components["headers"]["X-RBA-Source-Date"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "averages": true,
+                     *       "period": "2023-01",
+                     *       "start_date": "2023-01-01",
+                     *       "end_date": "2023-01-31",
+                     *       "complete": true,
+                     *       "base": "AUD",
+                     *       "rates": {
+                     *         "USD": {
+                     *           "mean": 0.68195,
+                     *           "days": 2,
+                     *           "first_date": "2023-01-03",
+                     *           "last_date": "2023-01-04",
+                     *           "end_rate": 0.6811,
+                     *           "min": 0.6811,
+                     *           "max": 0.6828
+                     *         },
+                     *         "EUR": {
+                     *           "mean": 0.64185,
+                     *           "days": 2,
+                     *           "first_date": "2023-01-03",
+                     *           "last_date": "2023-01-04",
+                     *           "end_rate": 0.6437,
+                     *           "min": 0.64,
+                     *           "max": 0.6437
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AveragesResponse"];
+                    /**
+                     * @example code,mean,days,first_date,last_date,end_rate,min,max
+                     *     USD,0.68195,2,2023-01-03,2023-01-04,0.6811,0.6811,0.6828
+                     *     EUR,0.64185,2,2023-01-03,2023-01-04,0.6437,0.64,0.6437
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag still matches */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 400;
+                            /** @enum {string} */
+                            type: "bad_request";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key: `unauthorized`, `invalid_api_key`, `account_suspended` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 401;
+                            /** @enum {string} */
+                            type: "unauthorized" | "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Refused: `plan_restricted`, `https_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 403;
+                            /** @enum {string} */
+                            type: "plan_restricted" | "https_required";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 404;
+                            /** @enum {string} */
+                            type: "not_found";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Quota or limit used up: `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Monthly": components["headers"]["X-RateLimit-Limit-Monthly"];
+                    "X-RateLimit-Remaining-Monthly": components["headers"]["X-RateLimit-Remaining-Monthly"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 429;
+                            /** @enum {string} */
+                            type: "rate_limit_exceeded";
                             /** @description for people to read */
                             info: string;
                         };
