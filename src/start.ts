@@ -51,14 +51,10 @@ export async function start(config: Config, opening: Opening): Promise<void> {
   }
   app.deliveries.start();
   // Every process may follow the RBA; the advisory lock lets exactly one of them poll at a time.
-  const scheduler =
-    config.SCHEDULER === 'on'
-      ? startRbaScheduler({
-          services: app.services,
-          leader: openLeaderLock(target, RBA_LEADER_LOCK, { onError: (err) => app.logger.warn({ err }, 'rba leader lock') }),
-          logger: app.logger.child({ job: 'rba-scheduler' }),
-        })
-      : null;
+  // The leader also prunes old webhook deliveries; with no scheduler, every process may.
+  const leader = config.SCHEDULER === 'on' ? openLeaderLock(target, RBA_LEADER_LOCK, { onError: (err) => app.logger.warn({ err }, 'rba leader lock') }) : null;
+  if (leader) app.deliveries.pruneOnlyWhile(() => leader.isHeld());
+  const scheduler = leader ? startRbaScheduler({ services: app.services, leader, logger: app.logger.child({ job: 'rba-scheduler' }) }) : null;
   app.logger.info({ publicUrl, internalUrl, storage: config.DATABASE_URL ? 'postgres' : `pglite:${config.DATA_DIR}` }, `listening on ${publicUrl}`);
 
   let stopping = false;

@@ -26,8 +26,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Whether the data is current (D22)
-         * @description Never needs a key and is never metered. A 503 (`degraded` without servable data) has the same shape as the 200.
+         * Whether the data is current
+         * @description Never needs a key and is never metered. `stale` is true when the newest stored rates are older than the last publication the RBA should have made (business days, 4 pm Sydney, with an hour of grace). A 503 (`degraded` without servable data) has the same shape as the 200.
          */
         get: operations["Status"];
         put?: never;
@@ -64,7 +64,7 @@ export interface paths {
         };
         /**
          * Convert an amount between two currencies
-         * @description Keyed: counted against the monthly quota, and `date` may be given within the plan's history (D13). Without a key (free mode): the latest rates only, `free: true`, 3 requests an hour per client (D19); a `date` without a key is 401. The rate is units of `to` per unit of `from` (D15), from the newest day on which both have a rate, on or before `date` (D9).
+         * @description With a key: counted against the monthly quota, and `date` may be any day within the plan's history. Without a key (free mode): the newest rates only, `free: true` in the answer, 3 requests an hour per client; a `date` without a key is 401. The rate is units of `to` per unit of `from` (the AUD rate of `to` divided by that of `from`), from the newest day on or before `date` on which both have a rate; `date` in the answer says which day that was.
          */
         get: operations["Convert"];
         put?: never;
@@ -82,7 +82,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The newest published rates */
+        /**
+         * The newest published rates
+         * @description The newest day the RBA published; a code it did not publish that day is left out.
+         */
         get: operations["Latest"];
         put?: never;
         post?: never;
@@ -101,7 +104,7 @@ export interface paths {
         };
         /**
          * The newest published rate of one currency
-         * @description The newest day on which that code has a rate (D10).
+         * @description The newest day on which that code has a rate, which may be older than /latest for a code the RBA stopped publishing.
          */
         get: operations["LatestCurrency"];
         put?: never;
@@ -121,7 +124,7 @@ export interface paths {
         };
         /**
          * The rates of every day with data in a date range
-         * @description Only days with data appear (D8); the range may be at most the plan's time-series range and start within its history (D13). With `Accept: text/csv` the answer is a CSV file (`text/csv; charset=utf-8`, LF line ends, no BOM): a header row `date,USD,EUR,…` in the order of `symbols` (every code in /latest's order otherwise), one row per rate day, ascending, with the digits of the JSON and an empty cell where a code was not published; errors stay JSON.
+         * @description Only days with data appear: weekends and holidays are left out, and a range without any rate day is 404. The range may be at most the plan's time-series range (Starter 7 days, Professional 90, Business and Enterprise 365) and must lie within its history. With `Accept: text/csv` the answer is a CSV file (`text/csv; charset=utf-8`, LF line ends, no BOM): a header row `date,USD,EUR,…` in the order of `symbols` (every code in /latest's order otherwise), one row per rate day, ascending, with the digits of the JSON and an empty cell where a code was not published; errors stay JSON.
          */
         get: operations["TimeSeries"];
         put?: never;
@@ -141,7 +144,7 @@ export interface paths {
         };
         /**
          * How each currency moved over a date range
-         * @description Per code, over the days of the range on which it has a rate: the rate on the first and last of them, the exact change, the change in percent and the mean (both rounded half away from zero to 6 places), the lowest and highest rate and the number of days. The range rules, plan windows and errors of /timeseries apply (D8, D13); a range without any rate day is 404, a code without a rate in it is left out.
+         * @description Per code, over the days of the range on which it has a rate: the rate on the first and last of them, the exact change, the change in percent and the mean (both rounded half away from zero to 6 places), the lowest and highest rate and the number of days. The range rules, plan limits and errors of /timeseries apply; a range without any rate day is 404, a code without a rate in it is left out.
          */
         get: operations["Fluctuation"];
         put?: never;
@@ -161,7 +164,7 @@ export interface paths {
         };
         /**
          * The rates of one date
-         * @description Exactly that date: a weekend, a holiday or a day the RBA did not publish is 404 (D7).
+         * @description Exactly that date: a weekend, a holiday or a day the RBA did not publish is 404, unless `fallback` asks for the nearest rate day before or after it. The plan's history window applies to the date asked for and to the day used.
          */
         get: operations["RateDay"];
         put?: never;
@@ -179,7 +182,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The rate of one currency on one date */
+        /**
+         * The rate of one currency on one date
+         * @description Exactly that date, and 404 when the RBA published no rate for that code on it, unless `fallback` asks for the nearest rate day of that code before or after it.
+         */
         get: operations["RateDayCurrency"];
         put?: never;
         post?: never;
@@ -201,7 +207,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe an HTTPS URL to new publications
-         * @description Professional plans and above (docs/api.md §8). The signing secret is in this response only. Deliveries and their signature: see Webhooks above.
+         * @description Professional, Business and Enterprise plans (3, 10 and 50 subscriptions). The signing secret is in this response only. Deliveries and their signature: see Webhooks above.
          */
         post: operations["CreateWebhookSubscription"];
         delete?: never;
@@ -226,7 +232,7 @@ export interface paths {
         head?: never;
         /**
          * Re-activate (or pause) a subscription
-         * @description `{"isActive": true}` re-activates a subscription switched off by failures and resets its failure count (D28).
+         * @description `{"isActive": true}` re-activates a subscription switched off after 10 failed deliveries in a row and resets its failure count.
          */
         patch: operations["UpdateWebhookSubscription"];
         trace?: never;
@@ -240,8 +246,71 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send one signed rates.test delivery now */
+        /**
+         * Send one signed rates.test delivery now
+         * @description The delivery carries the newest rates, with the event `rates.test`; the answer says what the receiver answered.
+         */
         post: operations["TestWebhookSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhook-subscriptions/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A subscription's deliveries of the last 30 days
+         * @description Newest first, 50 a page, test deliveries included (`event` tells them apart), each with its attempts oldest first. Pass `nextCursor` as `cursor` for the next page.
+         */
+        get: operations["WebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhook-subscriptions/{id}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery once more now
+         * @description One new attempt of a delivery of the last 30 days, with the same body and delivery id, signed with the current secret, on an active or a paused subscription (which it does not reactivate). Answers once the attempt is made.
+         */
+        post: operations["RedeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/averages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Period averages: the figures accountants file
+         * @description Per code, over the rate days of the period that carry a value: the mean (exact, rounded half away from zero to 6 places), the number of days, the first and last of them, the rate on the last (the nearest actual rate at the period's end), the lowest and the highest. Give exactly one of `period` or `start_date` and `end_date` (at most 365 days apart). Starter keys reach periods inside their 30-day history window; Professional and above any period from 2018; Free none. A code without a value in the period is left out; a period without any rate day is 404. With `Accept: text/csv` the answer is a CSV file: a header row `code,mean,days,first_date,last_date,end_rate,min,max` and one row per code (with `interval=month`, a leading `month` column and one row per month and code); errors stay JSON.
+         */
+        get: operations["Averages"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -286,11 +355,11 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description Currency code → rate; only the codes asked for, and only those published that day (D10) */
+        /** @description Currency code → rate; only the codes asked for, and only those published that day */
         Rates: {
             [key: string]: number;
         };
-        /** @description docs/api.md §2.9 */
+        /** @description What the service is, where its documentation is, and its version */
         RootResponse: {
             /** @constant */
             success: true;
@@ -299,16 +368,17 @@ export interface components {
             documentation: string;
             version: string;
         };
-        /** @description docs/api.md §2.8; how it is worked out: D22 */
+        /** @description Whether the stored rates are current and when the next publication is expected */
         StatusResponse: {
             /** @enum {string} */
             status: "operational" | "degraded";
-            last_update: string | "unknown";
+            /** @description when the newest rates were stored (an ISO 8601 instant), or `unknown` before the first import */
+            last_update: string;
             stale: boolean;
             /** Format: date-time */
             next_update_expected: string;
         };
-        /** @description docs/api.md §2.7 */
+        /** @description The supported codes, each with its name, symbol and country */
         SymbolsResponse: {
             /** @constant */
             success: true;
@@ -324,7 +394,7 @@ export interface components {
             base: "AUD";
             note: string;
         };
-        /** @description docs/api.md §2.5 */
+        /** @description A conversion and the rate it used */
         ConversionResponse: {
             /** @constant */
             success: true;
@@ -341,31 +411,37 @@ export interface components {
                 amount: number;
             };
             info: {
-                /** @description units of `to` per unit of `from`, 6 dp (D15) */
+                /** @description units of `to` per unit of `from`, rounded half away from zero to 6 decimal places */
                 rate: number;
+                /** @description Unix time of 00:00 UTC on `date` */
                 timestamp: number;
             };
             /**
              * Format: date
-             * @description the day whose rates were applied (D9)
+             * @description the day whose rates were applied: the newest on or before the date asked for on which both codes have a rate
              */
             date: string;
             /** @description rounded half away from zero to 4 dp */
             result: number;
         };
-        /** @description docs/api.md §2.4 */
+        /** @description The rates of one day */
         RatesResponse: {
             /** @constant */
             success: true;
-            /** @description Unix time of 00:00 UTC on the rate date (D5) */
+            /** @description Unix time of 00:00 UTC on the rate date */
             timestamp: number;
             /** @constant */
             base: "AUD";
             /** Format: date */
             date: string;
+            /**
+             * Format: date
+             * @description with `fallback` on /{date}: the date asked for, when `date` is the rate day used
+             */
+            requested_date?: string;
             rates: components["schemas"]["Rates"];
         };
-        /** @description docs/api.md §2.6 */
+        /** @description The rates of each day with data in the range */
         TimeSeriesResponse: {
             /** @constant */
             success: true;
@@ -377,7 +453,7 @@ export interface components {
             end_date: string;
             /** @constant */
             base: "AUD";
-            /** @description Only days with data, ascending (D8) */
+            /** @description Only days with data, ascending: no weekends, no holidays */
             rates: {
                 [key: string]: components["schemas"]["Rates"];
             };
@@ -391,9 +467,9 @@ export interface components {
             change: number;
             /** @description change / start_rate × 100, rounded half away from zero to 6 dp */
             change_pct: number;
-            /** @description Units of the currency that 1 AUD buys, with the digits the RBA published (D2) */
+            /** @description Units of the currency that 1 AUD buys, with exactly the digits the RBA published */
             min: number;
-            /** @description Units of the currency that 1 AUD buys, with the digits the RBA published (D2) */
+            /** @description Units of the currency that 1 AUD buys, with exactly the digits the RBA published */
             max: number;
             /** @description rounded half away from zero to 6 dp */
             mean: number;
@@ -417,7 +493,7 @@ export interface components {
                 [key: string]: components["schemas"]["Fluctuation"];
             };
         };
-        /** @description docs/api.md §2.11 */
+        /** @description A subscription as listed, with its delivery health */
         WebhookSubscription: {
             id: string;
             /** Format: uri */
@@ -426,22 +502,10 @@ export interface components {
             description: string | null;
             isActive: boolean;
             failureCount: number;
+            /** Format: date-time */
             lastSuccessAt: string | null;
             /** Format: date-time */
             createdAt: string;
-        };
-        CreateWebhookSubscriptionRequest: {
-            /**
-             * Format: uri
-             * @description HTTPS, on a public host (D26)
-             */
-            url: string;
-            /** @description left out: every currency */
-            currencies?: ("AUD" | "USD" | "EUR" | "GBP" | "JPY" | "CNY" | "KRW" | "INR" | "SGD" | "NZD" | "THB" | "MYR" | "IDR" | "VND" | "HKD" | "PHP" | "CAD" | "CHF" | "TWD" | "TWI" | "SDR")[];
-            description?: string;
-        };
-        UpdateWebhookSubscriptionRequest: {
-            isActive: boolean;
         };
         /** @description The signing secret is shown this once */
         CreateWebhookSubscriptionResponse: {
@@ -480,6 +544,116 @@ export interface components {
             responseStatus: number;
             message: string;
         };
+        WebhookDeliveryAttempt: {
+            /** Format: date-time */
+            at: string;
+            /** @description the receiver's HTTP status; null when it gave none */
+            status: number | null;
+            /** @description a short reason when the attempt failed */
+            error: string | null;
+            durationMs: number;
+        };
+        WebhookDelivery: {
+            /**
+             * Format: uuid
+             * @description the X-ExchangeRates-Delivery id, the same on every attempt
+             */
+            id: string;
+            /** @enum {string} */
+            event: "rates.published" | "rates.test";
+            /**
+             * Format: date
+             * @description the payload's rate date
+             */
+            date: string;
+            /**
+             * @description `pending`: an attempt is due; `failed`: the last attempt (a test or a redelivery) failed and none is planned; `abandoned`: the retries ran out or the subscription was turned off
+             * @enum {string}
+             */
+            state: "delivered" | "pending" | "failed" | "abandoned";
+            /** @description oldest first */
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        WebhookDeliveryList: {
+            /** @constant */
+            success: true;
+            /** @description newest first, at most 50 */
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            /** @description pass as `cursor` for the next page; null at the end */
+            nextCursor: string | null;
+        };
+        RedeliverResponse: {
+            /** @description whether the receiver acknowledged this attempt with a 2xx */
+            success: boolean;
+            delivery: {
+                /**
+                 * Format: uuid
+                 * @description the X-ExchangeRates-Delivery id, the same on every attempt
+                 */
+                id: string;
+                /**
+                 * @description `pending`: an attempt is due; `failed`: the last attempt (a test or a redelivery) failed and none is planned; `abandoned`: the retries ran out or the subscription was turned off
+                 * @enum {string}
+                 */
+                state: "delivered" | "pending" | "failed" | "abandoned";
+                /** @description oldest first */
+                attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+            };
+        };
+        AverageFigures: {
+            /** @description the exact mean of its values in the period, rounded half away from zero to 6 dp */
+            mean: number;
+            /** @description how many rate days of the period carry a value for the code */
+            days: number;
+            /**
+             * Format: date
+             * @description the first rate day of the period with a value
+             */
+            first_date: string;
+            /**
+             * Format: date
+             * @description the last rate day of the period with a value
+             */
+            last_date: string;
+            /** @description the value on last_date: the nearest actual rate at the end of the period */
+            end_rate: number;
+            /** @description Units of the currency that 1 AUD buys, with exactly the digits the RBA published */
+            min: number;
+            /** @description Units of the currency that 1 AUD buys, with exactly the digits the RBA published */
+            max: number;
+        };
+        AveragesResponse: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            averages: true;
+            /** @description the period asked for, in upper case (`FY2025`), or null for a custom range */
+            period: string | null;
+            /**
+             * Format: date
+             * @description the first day of the period
+             */
+            start_date: string;
+            /**
+             * Format: date
+             * @description the last day of the period, even while it runs
+             */
+            end_date: string;
+            /** @description false while the last day of the period is today or later (Sydney time) */
+            complete: boolean;
+            /** @constant */
+            base: "AUD";
+            /** @description a code without a value in the period is left out */
+            rates: {
+                [key: string]: components["schemas"]["AverageFigures"];
+            };
+            /** @description with `interval=month`: each calendar month of the period (`YYYY-MM`, clipped to it), ascending */
+            months?: {
+                [key: string]: {
+                    [key: string]: components["schemas"]["AverageFigures"];
+                };
+            };
+        };
     };
     responses: {
         /** @description Any method but GET, HEAD and OPTIONS on a data endpoint, or one a webhook path does not take: `method_not_allowed`, with an `Allow` header */
@@ -508,17 +682,17 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description A unique id for the request, on every response (D21); quote it when asking for help */
+        /** @description A unique id for the request, on every response; quote it when asking for help */
         "X-Request-Id": string;
         /** @description The version of the answer: send it back in If-None-Match to get a 304 when it has not changed */
         ETag: string;
         /** @description `no-store` on keyed answers, `no-cache` on / and /status, `public, max-age=86400` on /symbols */
         "Cache-Control": string;
-        /** @description The plan's monthly quota (Free: its one-time allowance, D16) */
+        /** @description The plan's monthly quota (Free: its one-time allowance of 300) */
         "X-RateLimit-Limit-Monthly": number;
         /** @description Requests left in this billing period */
         "X-RateLimit-Remaining-Monthly": number;
-        /** @description When the quota (keyed) or the hourly window (free mode) resets; left out on Free (D17) */
+        /** @description When the quota (keyed: the account's next billing day) or the hourly window (free mode) resets; left out on Free, whose allowance never resets */
         "X-RateLimit-Reset": string;
         /** @description Free-mode /convert: requests allowed per window (3) */
         "X-RateLimit-Limit": number;
@@ -526,7 +700,7 @@ export interface components {
         "X-RateLimit-Remaining": number;
         /** @description Free-mode /convert: the window, in seconds (3600) */
         "X-RateLimit-Window": number;
-        /** @description `true` when the newest stored rates are older than they should be (D23) */
+        /** @description `true` when the newest stored rates are older than the last publication the RBA should have made */
         "X-Data-Stale": "true";
         /** @description With X-Data-Stale: the date of the newest rates served */
         "X-RBA-Source-Date": string;
@@ -561,6 +735,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Reserve Bank of Australia exchange rates (table F11.1, 4 pm Sydney), quoted against AUD",
+                     *       "documentation": "https://rates.example/docs",
+                     *       "version": "0.1.0"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RootResponse"];
                 };
             };
@@ -656,6 +838,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "operational",
+                     *       "last_update": "2026-05-12T03:00:00.000Z",
+                     *       "stale": false,
+                     *       "next_update_expected": "2026-05-12T06:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StatusResponse"];
                 };
             };
@@ -751,6 +941,121 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "symbols": {
+                     *         "AUD": {
+                     *           "name": "Australian Dollar",
+                     *           "symbol": "A$",
+                     *           "country": "Australia"
+                     *         },
+                     *         "USD": {
+                     *           "name": "US Dollar",
+                     *           "symbol": "US$",
+                     *           "country": "United States"
+                     *         },
+                     *         "EUR": {
+                     *           "name": "Euro",
+                     *           "symbol": "€",
+                     *           "country": "Euro area"
+                     *         },
+                     *         "GBP": {
+                     *           "name": "Pound Sterling",
+                     *           "symbol": "£",
+                     *           "country": "United Kingdom"
+                     *         },
+                     *         "JPY": {
+                     *           "name": "Japanese Yen",
+                     *           "symbol": "¥",
+                     *           "country": "Japan"
+                     *         },
+                     *         "CNY": {
+                     *           "name": "Chinese Renminbi",
+                     *           "symbol": "CN¥",
+                     *           "country": "China"
+                     *         },
+                     *         "KRW": {
+                     *           "name": "South Korean Won",
+                     *           "symbol": "₩",
+                     *           "country": "South Korea"
+                     *         },
+                     *         "INR": {
+                     *           "name": "Indian Rupee",
+                     *           "symbol": "₹",
+                     *           "country": "India"
+                     *         },
+                     *         "SGD": {
+                     *           "name": "Singapore Dollar",
+                     *           "symbol": "S$",
+                     *           "country": "Singapore"
+                     *         },
+                     *         "NZD": {
+                     *           "name": "New Zealand Dollar",
+                     *           "symbol": "NZ$",
+                     *           "country": "New Zealand"
+                     *         },
+                     *         "THB": {
+                     *           "name": "Thai Baht",
+                     *           "symbol": "฿",
+                     *           "country": "Thailand"
+                     *         },
+                     *         "MYR": {
+                     *           "name": "Malaysian Ringgit",
+                     *           "symbol": "RM",
+                     *           "country": "Malaysia"
+                     *         },
+                     *         "IDR": {
+                     *           "name": "Indonesian Rupiah",
+                     *           "symbol": "Rp",
+                     *           "country": "Indonesia"
+                     *         },
+                     *         "VND": {
+                     *           "name": "Vietnamese Dong",
+                     *           "symbol": "₫",
+                     *           "country": "Vietnam"
+                     *         },
+                     *         "HKD": {
+                     *           "name": "Hong Kong Dollar",
+                     *           "symbol": "HK$",
+                     *           "country": "Hong Kong"
+                     *         },
+                     *         "PHP": {
+                     *           "name": "Philippine Peso",
+                     *           "symbol": "₱",
+                     *           "country": "Philippines"
+                     *         },
+                     *         "CAD": {
+                     *           "name": "Canadian Dollar",
+                     *           "symbol": "C$",
+                     *           "country": "Canada"
+                     *         },
+                     *         "CHF": {
+                     *           "name": "Swiss Franc",
+                     *           "symbol": "CHF",
+                     *           "country": "Switzerland"
+                     *         },
+                     *         "TWD": {
+                     *           "name": "New Taiwan Dollar",
+                     *           "symbol": "NT$",
+                     *           "country": "Taiwan"
+                     *         },
+                     *         "TWI": {
+                     *           "name": "Trade-weighted Index (May 1970 = 100)",
+                     *           "symbol": "TWI",
+                     *           "country": "Australia"
+                     *         },
+                     *         "SDR": {
+                     *           "name": "Special Drawing Right",
+                     *           "symbol": "XDR",
+                     *           "country": "International Monetary Fund"
+                     *         }
+                     *       },
+                     *       "count": 21,
+                     *       "base": "AUD",
+                     *       "note": "All rates are quoted against the Australian dollar (AUD): each value is the units of foreign currency that 1 AUD buys, as published by the Reserve Bank of Australia (table F11.1, 4 pm Sydney). TWI is an index, not a currency."
+                     *     }
+                     */
                     "application/json": components["schemas"]["SymbolsResponse"];
                 };
             };
@@ -831,11 +1136,25 @@ export interface operations {
     Convert: {
         parameters: {
             query: {
+                /**
+                 * @description The currency to convert from: a code of /symbols, in any case
+                 * @example USD
+                 */
                 from: string;
-                /** @description not `TWI` (D15) */
+                /**
+                 * @description The currency to convert to: a code of /symbols, in any case; not TWI, which is an index
+                 * @example EUR
+                 */
                 to: string;
+                /**
+                 * @description The amount to convert: a decimal number greater than 0 and at most 1e15, such as 100 or 12.5 (no exponent, no thousands separators)
+                 * @example 100
+                 */
                 amount: string;
-                /** @description only with a key */
+                /**
+                 * @description Convert with the rates of this date (YYYY-MM-DD) rather than the newest: only with a key
+                 * @example 2023-01-03
+                 */
                 date?: string;
             };
             header?: never;
@@ -1007,7 +1326,12 @@ export interface operations {
     Latest: {
         parameters: {
             query?: {
+                /**
+                 * @description Comma-separated currency codes of /symbols, in any case; blanks around a code and repeats are ignored, an unsupported code is refused (400)
+                 * @example USD,EUR,JPY
+                 */
                 symbols?: string;
+                /** @description Only AUD, the default (in any case): every rate is quoted against the Australian dollar */
                 base?: string;
             };
             header?: never;
@@ -1030,6 +1354,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "timestamp": 1778457600,
+                     *       "base": "AUD",
+                     *       "date": "2026-05-11",
+                     *       "rates": {
+                     *         "USD": 0.7013,
+                     *         "EUR": 0.5964,
+                     *         "JPY": 109.02
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["RatesResponse"];
                 };
             };
@@ -1159,6 +1496,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description A currency code of /symbols, in any case
+                 * @example USD
+                 */
                 currency: string;
             };
             cookie?: never;
@@ -1179,6 +1520,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "timestamp": 1778457600,
+                     *       "base": "AUD",
+                     *       "date": "2026-05-11",
+                     *       "rates": {
+                     *         "USD": 0.7013
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["RatesResponse"];
                 };
             };
@@ -1327,10 +1679,22 @@ export interface operations {
     TimeSeries: {
         parameters: {
             query: {
+                /**
+                 * @description The first day of the range (YYYY-MM-DD)
+                 * @example 2023-01-01
+                 */
                 start_date: string;
-                /** @description not before start_date */
+                /**
+                 * @description The last day of the range (YYYY-MM-DD), not before start_date
+                 * @example 2023-01-31
+                 */
                 end_date: string;
+                /**
+                 * @description Comma-separated currency codes of /symbols, in any case; blanks around a code and repeats are ignored, an unsupported code is refused (400)
+                 * @example USD,EUR
+                 */
                 symbols?: string;
+                /** @description Only AUD, the default (in any case): every rate is quoted against the Australian dollar */
                 base?: string;
             };
             header?: never;
@@ -1527,10 +1891,22 @@ export interface operations {
     Fluctuation: {
         parameters: {
             query: {
+                /**
+                 * @description The first day of the range (YYYY-MM-DD)
+                 * @example 2023-01-01
+                 */
                 start_date: string;
-                /** @description not before start_date */
+                /**
+                 * @description The last day of the range (YYYY-MM-DD), not before start_date
+                 * @example 2023-01-31
+                 */
                 end_date: string;
+                /**
+                 * @description Comma-separated currency codes of /symbols, in any case; blanks around a code and repeats are ignored, an unsupported code is refused (400)
+                 * @example USD,EUR
+                 */
                 symbols?: string;
+                /** @description Only AUD, the default (in any case): every rate is quoted against the Australian dollar */
                 base?: string;
             };
             header?: never;
@@ -1731,9 +2107,16 @@ export interface operations {
     };
     RateDay: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Previous or next: a date without rates (for that currency) answers with the nearest rate day before or after it, `date` being the day used and `requested_date` the date asked for. Left out: exactly that date, or 404 */
+                fallback?: "previous" | "next";
+            };
             header?: never;
             path: {
+                /**
+                 * @description A calendar date (Sydney) written YYYY-MM-DD, such as 2023-01-03; rates start in 2018
+                 * @example 2023-01-03
+                 */
                 date: string;
             };
             cookie?: never;
@@ -1930,10 +2313,21 @@ export interface operations {
     };
     RateDayCurrency: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Previous or next: a date without rates (for that currency) answers with the nearest rate day before or after it, `date` being the day used and `requested_date` the date asked for. Left out: exactly that date, or 404 */
+                fallback?: "previous" | "next";
+            };
             header?: never;
             path: {
+                /**
+                 * @description A calendar date (Sydney) written YYYY-MM-DD, such as 2023-01-03; rates start in 2018
+                 * @example 2023-01-03
+                 */
                 date: string;
+                /**
+                 * @description A currency code of /symbols, in any case
+                 * @example USD
+                 */
                 currency: string;
             };
             cookie?: never;
@@ -2128,6 +2522,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "subscriptions": [
+                     *         {
+                     *           "id": "5f0c7e1a9b3d4c2e8a6f1b0d3e7c9a24",
+                     *           "url": "https://hooks.example.com/rates",
+                     *           "currencies": [
+                     *             "USD",
+                     *             "EUR"
+                     *           ],
+                     *           "description": "treasury",
+                     *           "isActive": true,
+                     *           "failureCount": 0,
+                     *           "lastSuccessAt": null,
+                     *           "createdAt": "2026-05-12T03:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "limit": 10
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscriptionList"];
                 };
             };
@@ -2236,7 +2651,27 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateWebhookSubscriptionRequest"];
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/rates",
+                 *       "currencies": [
+                 *         "USD",
+                 *         "EUR"
+                 *       ],
+                 *       "description": "treasury"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description Where to deliver: an HTTPS URL on a public host, at most 2048 characters
+                     */
+                    url: string;
+                    /** @description The currency codes to deliver (codes of /symbols); left out: every currency */
+                    currencies?: string[];
+                    /** @description A note of your own, shown when listing */
+                    description?: string;
+                };
             };
         };
         responses: {
@@ -2248,6 +2683,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "signingSecret": "whsec_Qz__81N2PAQ6CuXVwx4IXXK___ZbgmWehApKSuDLa4Q",
+                     *       "warning": "Store this signing secret now: it is not shown again. Use it to verify the X-ExchangeRates-Signature of each delivery.",
+                     *       "subscription": {
+                     *         "id": "5f0c7e1a9b3d4c2e8a6f1b0d3e7c9a24",
+                     *         "url": "https://hooks.example.com/rates",
+                     *         "currencies": [
+                     *           "USD",
+                     *           "EUR"
+                     *         ],
+                     *         "description": "treasury"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateWebhookSubscriptionResponse"];
                 };
             };
@@ -2343,6 +2794,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The id of the subscription, as creating or listing it answered
+                 * @example 5f0c7e1a9b3d4c2e8a6f1b0d3e7c9a24
+                 */
                 id: string;
             };
             cookie?: never;
@@ -2357,6 +2812,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Webhook subscription 5f0c7e1a9b3d4c2e8a6f1b0d3e7c9a24 deleted; its pending deliveries are cancelled"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeleteWebhookSubscriptionResponse"];
                 };
             };
@@ -2473,13 +2934,25 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The id of the subscription, as creating or listing it answered
+                 * @example 5f0c7e1a9b3d4c2e8a6f1b0d3e7c9a24
+                 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UpdateWebhookSubscriptionRequest"];
+                /**
+                 * @example {
+                 *       "isActive": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description true: deliver again (and start counting failures from 0); false: pause */
+                    isActive: boolean;
+                };
             };
         };
         responses: {
@@ -2491,6 +2964,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "subscription": {
+                     *         "id": "5f0c7e1a9b3d4c2e8a6f1b0d3e7c9a24",
+                     *         "url": "https://hooks.example.com/rates",
+                     *         "currencies": [
+                     *           "USD",
+                     *           "EUR"
+                     *         ],
+                     *         "description": "treasury",
+                     *         "isActive": true,
+                     *         "failureCount": 0,
+                     *         "lastSuccessAt": null,
+                     *         "createdAt": "2026-05-12T03:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["UpdateWebhookSubscriptionResponse"];
                 };
             };
@@ -2607,6 +3098,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The id of the subscription, as creating or listing it answered
+                 * @example 5f0c7e1a9b3d4c2e8a6f1b0d3e7c9a24
+                 */
                 id: string;
             };
             cookie?: never;
@@ -2621,6 +3116,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "responseStatus": 200,
+                     *       "message": "Test delivery 0b6f2c1e-4d8a-4f3b-9c7e-2a5d8e1f6b90 acknowledged with 200"
+                     *     }
+                     */
                     "application/json": components["schemas"]["TestDeliveryResponse"];
                 };
             };
@@ -2703,6 +3205,568 @@ export interface operations {
                             code: 404;
                             /** @enum {string} */
                             type: "not_found";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot answer now: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 503;
+                            /** @enum {string} */
+                            type: "service_unavailable";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    WebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page of the delivery log */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The id of the subscription, as creating or listing it answered
+                 * @example 5f0c7e1a9b3d4c2e8a6f1b0d3e7c9a24
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "deliveries": [
+                     *         {
+                     *           "id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                     *           "event": "rates.published",
+                     *           "date": "2023-01-04",
+                     *           "state": "delivered",
+                     *           "attempts": [
+                     *             {
+                     *               "at": "2023-01-04T06:00:02.000Z",
+                     *               "status": 503,
+                     *               "error": "HTTP 503",
+                     *               "durationMs": 84
+                     *             },
+                     *             {
+                     *               "at": "2023-01-04T06:01:02.000Z",
+                     *               "status": 200,
+                     *               "error": null,
+                     *               "durationMs": 61
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag still matches */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 400;
+                            /** @enum {string} */
+                            type: "bad_request";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key: `invalid_api_key`, `account_suspended` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 401;
+                            /** @enum {string} */
+                            type: "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Refused: `https_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 403;
+                            /** @enum {string} */
+                            type: "https_required";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 404;
+                            /** @enum {string} */
+                            type: "not_found";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot answer now: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 503;
+                            /** @enum {string} */
+                            type: "service_unavailable";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    RedeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of the subscription, as creating or listing it answered
+                 * @example 5f0c7e1a9b3d4c2e8a6f1b0d3e7c9a24
+                 */
+                id: string;
+                /**
+                 * @description The id of the delivery (its X-ExchangeRates-Delivery header), as the delivery log lists it
+                 * @example 3b241101-e2bb-4255-8caf-4136c566a962
+                 */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "delivery": {
+                     *         "id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                     *         "state": "delivered",
+                     *         "attempts": [
+                     *           {
+                     *             "at": "2023-01-04T06:00:02.000Z",
+                     *             "status": 503,
+                     *             "error": "HTTP 503",
+                     *             "durationMs": 84
+                     *           },
+                     *           {
+                     *             "at": "2023-01-04T09:12:40.000Z",
+                     *             "status": 200,
+                     *             "error": null,
+                     *             "durationMs": 58
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RedeliverResponse"];
+                };
+            };
+            /** @description Bad request: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 400;
+                            /** @enum {string} */
+                            type: "bad_request";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key: `invalid_api_key`, `account_suspended` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 401;
+                            /** @enum {string} */
+                            type: "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Refused: `webhooks_not_available`, `https_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 403;
+                            /** @enum {string} */
+                            type: "webhooks_not_available" | "https_required";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 404;
+                            /** @enum {string} */
+                            type: "not_found";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot answer now: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 503;
+                            /** @enum {string} */
+                            type: "service_unavailable";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    Averages: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A calendar year (2024), an Australian financial year (FY2025: 1 July 2024 to 30 June 2025), a half (2025-H1), a quarter (2025-Q3) or a month (2025-06), letters in any case; instead of start_date and end_date
+                 * @example 2023-01
+                 */
+                period?: string;
+                /** @description The first day of a custom range (YYYY-MM-DD), with end_date instead of period */
+                start_date?: string;
+                /** @description The last day of a custom range (YYYY-MM-DD), at most 365 days after start_date */
+                end_date?: string;
+                /**
+                 * @description Comma-separated currency codes of /symbols, in any case; blanks around a code and repeats are ignored, an unsupported code is refused (400)
+                 * @example USD,EUR
+                 */
+                symbols?: string;
+                /** @description Only AUD, the default (in any case): every rate is quoted against the Australian dollar */
+                base?: string;
+                /** @description Month: adds the same figures for each calendar month of the period */
+                interval?: "month";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit-Monthly": components["headers"]["X-RateLimit-Limit-Monthly"];
+                    "X-RateLimit-Remaining-Monthly": components["headers"]["X-RateLimit-Remaining-Monthly"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Data-Stale": components["headers"]["X-Data-Stale"];
+                    "X-RBA-Source-Date": components["headers"]["X-RBA-Source-Date"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "averages": true,
+                     *       "period": "2023-01",
+                     *       "start_date": "2023-01-01",
+                     *       "end_date": "2023-01-31",
+                     *       "complete": true,
+                     *       "base": "AUD",
+                     *       "rates": {
+                     *         "USD": {
+                     *           "mean": 0.68195,
+                     *           "days": 2,
+                     *           "first_date": "2023-01-03",
+                     *           "last_date": "2023-01-04",
+                     *           "end_rate": 0.6811,
+                     *           "min": 0.6811,
+                     *           "max": 0.6828
+                     *         },
+                     *         "EUR": {
+                     *           "mean": 0.64185,
+                     *           "days": 2,
+                     *           "first_date": "2023-01-03",
+                     *           "last_date": "2023-01-04",
+                     *           "end_rate": 0.6437,
+                     *           "min": 0.64,
+                     *           "max": 0.6437
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AveragesResponse"];
+                    /**
+                     * @example code,mean,days,first_date,last_date,end_rate,min,max
+                     *     USD,0.68195,2,2023-01-03,2023-01-04,0.6811,0.6811,0.6828
+                     *     EUR,0.64185,2,2023-01-03,2023-01-04,0.6437,0.64,0.6437
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag still matches */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 400;
+                            /** @enum {string} */
+                            type: "bad_request";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key: `unauthorized`, `invalid_api_key`, `account_suspended` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 401;
+                            /** @enum {string} */
+                            type: "unauthorized" | "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Refused: `plan_restricted`, `https_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 403;
+                            /** @enum {string} */
+                            type: "plan_restricted" | "https_required";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 404;
+                            /** @enum {string} */
+                            type: "not_found";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Quota or limit used up: `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Monthly": components["headers"]["X-RateLimit-Limit-Monthly"];
+                    "X-RateLimit-Remaining-Monthly": components["headers"]["X-RateLimit-Remaining-Monthly"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 429;
+                            /** @enum {string} */
+                            type: "rate_limit_exceeded";
                             /** @description for people to read */
                             info: string;
                         };

@@ -40,7 +40,7 @@ import { PlanPage, type PlanChangeContact } from './plan-page.js';
 import { Reports, type RunAverages } from './reports.js';
 import { ReportsPage } from './reports-page.js';
 import { AVERAGES, averagesCsv } from '../rest/averages.js';
-import { DeleteSubscriptionPage, WebhooksPage, type CreateForm, type WebhooksData, type WebhooksNotice } from './webhooks-page.js';
+import { DeleteSubscriptionPage, inPlainWords, WebhooksPage, type CreateForm, type WebhooksData, type WebhooksNotice } from './webhooks-page.js';
 
 export interface DashboardOptions {
   schema: GraphQLSchema;
@@ -238,6 +238,9 @@ const DOCUMENTS = {
   testWebhook: graphql('mutation($id: Text!) { testWebhookSubscription(id: $id) { delivered responseStatus message } }'),
   setWebhookActive: graphql('mutation($id: Text!, $isActive: Boolean!) { setWebhookSubscriptionActive(id: $id, isActive: $isActive) { id } }'),
   deleteWebhook: graphql('mutation($id: Text!) { deleteWebhookSubscription(id: $id) }'),
+  redeliverWebhook: graphql(
+    'mutation($id: Text!, $deliveryId: Text!) { redeliverWebhookDelivery(id: $id, deliveryId: $deliveryId) { id state attempts { status error } } }',
+  ),
   averages: AVERAGES,
 };
 type Operation = keyof typeof DOCUMENTS;
@@ -506,6 +509,22 @@ export function dashboardPlaces({ schema, services, logger, planChange }: Dashbo
         const data = await webhooksOf(session);
         const url = data.subscriptions.find((s) => s.id === id)?.url ?? 'The receiver';
         return page(200, WebhooksPage({ assets: ASSETS, frame: frameOf(req, data.account, 'webhooks'), data, notice: { test: { url, ...test } } }));
+      },
+    },
+    '/dashboard/webhooks/redeliver': {
+      POST: async (req) => {
+        const { session, form } = await signedInForm(req);
+        const id = form.get('id') ?? '';
+        const { redeliverWebhookDelivery: delivery } = await run('redeliverWebhook', { id, deliveryId: form.get('delivery') ?? '' }, session);
+        const data = await webhooksOf(session);
+        const url = data.subscriptions.find((s) => s.id === id)?.url ?? 'The receiver';
+        const last = delivery.attempts.at(-1);
+        const delivered = delivery.state === 'delivered';
+        const message = delivered
+          ? `Delivery ${delivery.id} sent again and acknowledged`
+          : `Delivery ${delivery.id} sent again and not acknowledged: ${inPlainWords(last?.error ?? 'no answer')}`;
+        const redelivery = { url, delivered, responseStatus: last?.status ?? 0, message };
+        return page(200, WebhooksPage({ assets: ASSETS, frame: frameOf(req, data.account, 'webhooks'), data, notice: { redelivery } }));
       },
     },
     '/dashboard/webhooks/active': {

@@ -50,7 +50,17 @@ export interface CreateForm {
 export interface WebhooksNotice {
   /** a new subscription's signing secret, shown this once */
   created?: { url: string; signingSecret: string };
-  test?: { url: string; delivered: boolean; responseStatus: number; message: string };
+  test?: SentNotice;
+  /** a delivery sent again by hand */
+  redelivery?: SentNotice;
+}
+
+/** One attempt made at the customer's request: where to, whether it was acknowledged, and how. */
+export interface SentNotice {
+  url: string;
+  delivered: boolean;
+  responseStatus: number;
+  message: string;
 }
 
 const REACHABLE = 'deliveries go only to servers reachable from the internet';
@@ -86,8 +96,25 @@ export function inPlainWords(refusal: string): string {
 
 const EVENT_NAMES = { RATES_PUBLISHED: 'rates.published', RATES_TEST: 'rates.test' } as const;
 
-function Deliveries({ subscription }: { subscription: ListedSubscription }) {
+function Redeliver({ frame, subscription, deliveryId }: { frame: SignedInFrame; subscription: ListedSubscription; deliveryId: string }) {
+  return (
+    <form class="inline" method="post" action="/dashboard/webhooks/redeliver">
+      <input type="hidden" name="csrf" value={frame.csrfToken} />
+      <input type="hidden" name="id" value={subscription.id} />
+      <input type="hidden" name="delivery" value={deliveryId} />
+      <button type="submit" class="secondary" aria-label={`Redeliver ${deliveryId}`}>
+        Redeliver
+      </button>
+    </form>
+  );
+}
+
+function Deliveries({ frame, subscription }: { frame: SignedInFrame; subscription: ListedSubscription }) {
   const attempts = subscription.recentDeliveries;
+  // A publication's delivery may be sent again from its latest attempt's row (the list is newest
+  // first); a test delivery is not kept to be resent, and a suspended account changes nothing.
+  const redeliverable = (a: DeliveryAttempt, row: number) =>
+    frame.status !== 'suspended' && a.event === 'RATES_PUBLISHED' && attempts.findIndex((b) => b.deliveryId === a.deliveryId) === row;
   return (
     <details>
       <summary>{`Recent deliveries (${attempts.length})`}</summary>
@@ -109,10 +136,13 @@ function Deliveries({ subscription }: { subscription: ListedSubscription }) {
                   Duration
                 </th>
                 <th scope="col">Next retry</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
-              {attempts.map((a) => (
+              {attempts.map((a, row) => (
                 <tr key={`${a.deliveryId}-${a.attempt}`}>
                   <td data-label="When">
                     <When at={a.attemptedAt} />
@@ -127,6 +157,7 @@ function Deliveries({ subscription }: { subscription: ListedSubscription }) {
                   </td>
                   <td data-label="Duration" class="number">{`${count.format(a.durationMs)} ms`}</td>
                   <td data-label="Next retry">{a.nextAttemptAt ? <When at={a.nextAttemptAt} /> : '—'}</td>
+                  <td data-label="Actions">{redeliverable(a, row) && <Redeliver frame={frame} subscription={subscription} deliveryId={a.deliveryId} />}</td>
                 </tr>
               ))}
             </tbody>
@@ -181,7 +212,7 @@ function Subscription({ frame, subscription, allCurrencies }: { frame: SignedInF
           </a>
         </div>
       )}
-      <Deliveries subscription={s} />
+      <Deliveries frame={frame} subscription={s} />
     </article>
   );
 }
@@ -245,6 +276,16 @@ function createBlocked(frame: SignedInFrame, data: WebhooksData): string | null 
   return null;
 }
 
+function Sent({ sent, heading }: { sent: SentNotice; heading: string }) {
+  return (
+    <section class={`card stack ${sent.delivered ? 'ok' : 'failed'}`} aria-labelledby="sent-heading" role="status">
+      <h2 id="sent-heading">{heading}</h2>
+      <p>{sent.responseStatus > 0 ? `${sent.url} answered HTTP ${sent.responseStatus}.` : `${sent.url} gave no HTTP answer.`}</p>
+      <p class="muted">{sent.message}</p>
+    </section>
+  );
+}
+
 export function WebhooksPage({
   assets,
   frame,
@@ -277,7 +318,7 @@ export function WebhooksPage({
       </Layout>
     );
   }
-  const { created, test } = notice;
+  const { created, test, redelivery } = notice;
   return (
     <Layout title="Webhooks" assets={assets} frame={frame}>
       <h1>Webhooks</h1>
@@ -294,13 +335,8 @@ export function WebhooksPage({
           <script src={assets.script} defer></script>
         </section>
       )}
-      {test && (
-        <section class={`card stack ${test.delivered ? 'ok' : 'failed'}`} aria-labelledby="test-heading" role="status">
-          <h2 id="test-heading">{test.delivered ? 'Test delivered' : 'Test failed'}</h2>
-          <p>{test.responseStatus > 0 ? `${test.url} answered HTTP ${test.responseStatus}.` : `${test.url} gave no HTTP answer.`}</p>
-          <p class="muted">{test.message}</p>
-        </section>
-      )}
+      {test && <Sent sent={test} heading={test.delivered ? 'Test delivered' : 'Test failed'} />}
+      {redelivery && <Sent sent={redelivery} heading={redelivery.delivered ? 'Redelivered' : 'Redelivery failed'} />}
       <section aria-labelledby="subscriptions-heading">
         <h2 id="subscriptions-heading">{`Subscriptions (${data.subscriptions.length} of ${data.limit})`}</h2>
         {data.subscriptions.length === 0 ? (

@@ -218,6 +218,8 @@ export interface WebhookDeliveriesTable {
   last_error: ColumnType<string | null, never, string | null>;
   created_at: ColumnType<Date, Date, never>;
   finished_at: ColumnType<Date | null, never, Date | null>;
+  /** the last redelivery by hand (D42); null when there was none */
+  redelivered_at: ColumnType<Date | null, never, Date | null>;
 }
 
 /** Deliveries per rate day and state, with their attempts: a roll-up of `webhook_deliveries`, a state with none left at 0. */

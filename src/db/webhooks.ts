@@ -447,3 +447,175 @@ export async function abandonDelivery(db: Kysely<Database>, deliveryId: string, 
     await changeDeliveryCounts(trx, await changeDelivery(trx, deliveryId, { state: 'abandoned', leased_until: null, finished_at: at }, false));
   });
 }
+
+/** A delivery's state as the delivery log names it (D42), from the stored one. */
+export type LoggedDeliveryState = 'pending' | 'delivered' | 'failed' | 'abandoned';
+
+export interface LoggedAttempt {
+  at: Date;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export interface LoggedDelivery {
+  id: string;
+  event: WebhookDelivery['event'];
+  date: string;
+  state: LoggedDeliveryState;
+  /** when it was recorded (a test delivery: when it was sent); the log's order */
+  createdAt: Date;
+  attempts: LoggedAttempt[];
+}
+
+/** Where a page of the log starts: after this delivery, in the log's order. */
+export interface DeliveryLogPosition {
+  createdAt: Date;
+  id: string;
+}
+
+/** Which deliveries of the log to read: a page, or one delivery. */
+export type DeliveryLogSelection = { after: DeliveryLogPosition | null; limit: number } | { deliveryId: string };
+
+/**
+ * A subscription's deliveries recorded since `since`, newest first, after `after`: publications'
+ * (from their rows) and test deliveries (from their single attempt), each with its attempts oldest
+ * first. A stored `failed` is the log's `failed` only after a redelivery by hand; otherwise the
+ * retry schedule ran out, which the log calls `abandoned`.
+ */
+export async function listDeliveryLog(db: Kysely<Database>, subscriptionId: string, since: Date, selection: DeliveryLogSelection): Promise<LoggedDelivery[]> {
+  const where =
+    'deliveryId' in selection
+      ? sql`id = ${selection.deliveryId}`
+      : selection.after === null
+        ? sql`true`
+        : sql`(created_at, id) < (${selection.after.createdAt}, ${selection.after.id})`;
+  const { rows } = await sql<{ id: string; event: WebhookDelivery['event']; date: string; state: LoggedDeliveryState; created_at: Date }>`
+    select * from (
+      select id::text, event, rate_date::text as date,
+        case when state = 'failed' and redelivered_at is null then 'abandoned' else state end as state, created_at
+      from webhook_deliveries where subscription_id = ${subscriptionId} and created_at >= ${since}
+      union all
+      select delivery_id::text, event, rate_date::text, case outcome when 'delivered' then 'delivered' else 'failed' end, attempted_at
+      from webhook_attempts where subscription_id = ${subscriptionId} and event = 'rates.test' and attempted_at >= ${since}
+    ) logged
+    where ${where}
+    order by created_at desc, id desc
+    limit ${'deliveryId' in selection ? 1 : selection.limit}`.execute(db);
+  if (rows.length === 0) return [];
+  const attempts = await db
+    .selectFrom('webhook_attempts')
+    .select(['delivery_id', 'attempted_at', 'http_status', 'error', 'duration_ms'])
+    .where(
+      'delivery_id',
+      'in',
+      rows.map((r) => r.id),
+    )
+    .orderBy('attempted_at')
+    .orderBy('id')
+    .execute();
+  const byDelivery = new Map<string, LoggedAttempt[]>(rows.map((r) => [r.id, []]));
+  for (const a of attempts) byDelivery.get(a.delivery_id)?.push({ at: a.attempted_at, status: a.http_status, error: a.error, durationMs: a.duration_ms });
+  return rows.map((r) => ({ id: r.id, event: r.event, date: r.date, state: r.state, createdAt: new Date(r.created_at), attempts: byDelivery.get(r.id) ?? [] }));
+}
+
+/** A publication's delivery of the subscription recorded since `since`, as a redelivery needs it. */
+export async function findRecentDelivery(
+  db: Kysely<Database>,
+  subscriptionId: string,
+  deliveryId: string,
+  since: Date,
+): Promise<Pick<WebhookDelivery, 'id' | 'event' | 'rate_date' | 'payload' | 'attempts'> | undefined> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'event', 'rate_date', 'payload', 'attempts'])
+    .where('subscription_id', '=', subscriptionId)
+    .where('id', '=', deliveryId)
+    .where('created_at', '>=', since)
+    .executeTakeFirst();
+}
+
+export interface RedeliveryRecord {
+  deliveryId: string;
+  subscriptionId: string;
+  rateDate: string;
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+  at: Date;
+  durationMs: number;
+}
+
+/**
+ * Stores a redelivery by hand (D42) as one more attempt of its delivery. A success delivers it; a
+ * failure leaves a pending delivery's retries as planned and marks a finished one failed. A
+ * success also counts as the subscription's last success and ends its run of failures, but never
+ * reactivates it; a failure does not count towards deactivation, since the customer asked for it.
+ */
+export async function recordRedelivery(db: Kysely<Database>, attempt: RedeliveryRecord): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    // Subscription before delivery, as recordAttempts and deleteSubscription lock them.
+    const subscription = await trx
+      .selectFrom('webhook_subscriptions')
+      .select('id')
+      .where('id', '=', attempt.subscriptionId)
+      .forNoKeyUpdate()
+      .executeTakeFirst();
+    if (!subscription) return;
+    const before = await trx.selectFrom('webhook_deliveries').select(['state', 'attempts']).where('id', '=', attempt.deliveryId).forUpdate().executeTakeFirst();
+    if (!before) return;
+    const stillPending = !attempt.ok && before.state === 'pending';
+    const changes = await changeDelivery(
+      trx,
+      attempt.deliveryId,
+      {
+        last_status: attempt.status,
+        last_error: attempt.error,
+        redelivered_at: attempt.at,
+        ...(!stillPending && { state: attempt.ok ? 'delivered' : 'failed', leased_until: null, finished_at: attempt.at }),
+      },
+      true,
+    );
+    await changeDeliveryCounts(trx, changes);
+    if (attempt.ok) {
+      await trx.updateTable('webhook_subscriptions').set({ failure_count: 0, last_success_at: attempt.at }).where('id', '=', attempt.subscriptionId).execute();
+    }
+    await insertAttempts(trx, [
+      {
+        delivery_id: attempt.deliveryId,
+        subscription_id: attempt.subscriptionId,
+        event: 'rates.published',
+        rate_date: attempt.rateDate,
+        attempt: before.attempts + 1,
+        attempted_at: attempt.at,
+        duration_ms: attempt.durationMs,
+        http_status: attempt.status,
+        error: attempt.error,
+        outcome: attempt.ok ? 'delivered' : 'failed',
+      },
+    ]);
+  });
+}
+
+/**
+ * Deletes up to `limit` finished deliveries recorded before `before`, taking them off the
+ * deliveries' roll-up; resolves with how many went. A pending one stays until its schedule ends.
+ */
+export async function pruneDeliveries(db: Kysely<Database>, before: Date, limit: number): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const deleted = await trx
+      .deleteFrom('webhook_deliveries')
+      .where(
+        'id',
+        'in',
+        trx.selectFrom('webhook_deliveries').select('id').where('created_at', '<', before).where('state', '!=', 'pending').orderBy('created_at').limit(limit),
+      )
+      .returning(['rate_date', 'state', 'attempts'])
+      .execute();
+    await changeDeliveryCounts(
+      trx,
+      deleted.map((d) => ({ rate_date: d.rate_date, state: d.state, deliveries: -1, attempts: -d.attempts })),
+    );
+    return deleted.length;
+  });
+}

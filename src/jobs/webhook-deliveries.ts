@@ -4,7 +4,15 @@
 // out.
 import pLimit from 'p-limit';
 import type { Logger } from 'pino';
-import { abandonDelivery, claimDueDeliveries, pruneAttempts, recordAttempts, type AttemptRecord, type ClaimedDelivery } from '../db/webhooks.js';
+import {
+  abandonDelivery,
+  claimDueDeliveries,
+  pruneAttempts,
+  pruneDeliveries,
+  recordAttempts,
+  type AttemptRecord,
+  type ClaimedDelivery,
+} from '../db/webhooks.js';
 import { PLANS_WITH_WEBHOOKS } from '../domain/plans.js';
 import type { Services } from '../services.js';
 import { signedDelivery } from '../webhooks/sign.js';
@@ -14,8 +22,8 @@ export const ATTEMPT_OFFSETS_MS = [0, 60_000, 300_000, 1_800_000, 7_200_000, 21_
 /** D28: consecutive failed attempts that deactivate a subscription. */
 export const DEACTIVATE_AFTER_FAILURES = 10;
 
-/** How long attempts are kept for the dashboard and the delivery analytics (README, "Webhooks"). */
-export const ATTEMPT_RETENTION_MS = 90 * 24 * 3_600_000;
+/** How long deliveries and their attempts are kept: the delivery log's 30 days (D42). */
+export const ATTEMPT_RETENTION_MS = 30 * 24 * 3_600_000;
 /** Old attempts are deleted this many at a time, at most once an hour, so no prune holds locks for long. */
 const PRUNE_BATCH = 1_000;
 const PRUNE_BATCHES_PER_RUN = 20;
@@ -46,6 +54,8 @@ export class DeliveryWorker {
   private recordTimer: NodeJS.Timeout | null = null;
   private recording: Promise<void> = Promise.resolve();
   private prunedAt = -Infinity;
+  /** whether this process prunes: the leading one where several share a database */
+  private leads: () => boolean = () => true;
 
   constructor(
     private readonly services: Services,
@@ -68,6 +78,14 @@ export class DeliveryWorker {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.run;
+  }
+
+  /**
+   * Prunes only while `leads` says this process leads (D42: the leading process deletes old
+   * deliveries); without it, as with a single process, every run may prune.
+   */
+  pruneOnlyWhile(leads: () => boolean): void {
+    this.leads = leads;
   }
 
   /** Runs now, or once more right after the run in progress. */
@@ -130,14 +148,16 @@ export class DeliveryWorker {
   /** Deletes attempts past the retention, a bounded number per run; the rest go at the next. */
   private async pruneOldAttempts(): Promise<void> {
     const now = this.services.clock();
-    if (now.getTime() - this.prunedAt < PRUNE_EVERY_MS) return;
+    if (!this.leads() || now.getTime() - this.prunedAt < PRUNE_EVERY_MS) return;
     this.prunedAt = now.getTime();
     const before = new Date(now.getTime() - ATTEMPT_RETENTION_MS);
     let pruned = 0;
-    for (let batch = 0; batch < PRUNE_BATCHES_PER_RUN; batch++) {
-      const deleted = await pruneAttempts(this.services.db, before, PRUNE_BATCH);
-      pruned += deleted;
-      if (deleted < PRUNE_BATCH) break;
+    for (const prune of [pruneAttempts, pruneDeliveries]) {
+      for (let batch = 0; batch < PRUNE_BATCHES_PER_RUN; batch++) {
+        const deleted = await prune(this.services.db, before, PRUNE_BATCH);
+        pruned += deleted;
+        if (deleted < PRUNE_BATCH) break;
+      }
     }
     if (pruned > 0) this.logger.info({ pruned, before }, 'old webhook attempts pruned');
   }

@@ -234,6 +234,10 @@ export const Param = {
   interval: z
     .literal('month', { error: (issue) => `Invalid interval '${textOf(issue.input)}': the only interval is month` })
     .meta({ description: 'Month: adds the same figures for each calendar month of the period' }),
+  /** D42: a delivery's id, its X-ExchangeRates-Delivery */
+  deliveryId: text().meta({ description: 'The id of the delivery (its X-ExchangeRates-Delivery header), as the delivery log lists it' }),
+  /** D42: where the delivery log's next page starts */
+  cursor: text().meta({ description: 'The nextCursor of the previous page of the delivery log' }),
   /** a subscription's id, as the service gave it */
   id: text().meta({ description: 'The id of the subscription, as creating or listing it answered' }),
 };

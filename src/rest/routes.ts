@@ -114,6 +114,11 @@ export interface RouteExample {
   csv?: string;
   /** the answer's fields that differ from one request or service to another (ids, secrets, times), as dotted paths */
   varies?: readonly string[];
+  /**
+   * The test that replays the example instead, when it needs what the fixture has not got (a
+   * delivery of a publication, with a receiver that answers it)
+   */
+  replayedBy?: string;
 }
 
 /** Refuses a `variables` that returns a variable its document does not declare. */
@@ -204,6 +209,7 @@ const SUBSCRIPTION_ID = z.object({ id: Param.id });
 const SUBSCRIPTIONS = '/api/webhook-subscriptions';
 /** The list fields of docs/api.md §2.11, in its order. */
 const SUBSCRIPTION_FIELDS = 'id url currencies description isActive failureCount lastSuccessAt createdAt';
+const DELIVERY_FIELDS = 'id event date state attempts { at status error durationMs }';
 
 const DATE_SEGMENT = /^[0-9-]+$/; // D14: digits and dashes are a date attempt; anything else is an unknown path
 
@@ -796,6 +802,91 @@ export const routes: readonly Route[] = [
         response: { success: true, responseStatus: 200, message: 'Test delivery 0b6f2c1e-4d8a-4f3b-9c7e-2a5d8e1f6b90 acknowledged with 200' },
         // what the receiver answers, and the delivery's own id
         varies: ['success', 'responseStatus', 'message'],
+      },
+    },
+    cacheControl: 'no-store',
+  }),
+  defineRoute({
+    name: 'WebhookDeliveries',
+    method: 'GET',
+    path: `${SUBSCRIPTIONS}/:id/deliveries`,
+    auth: 'account',
+    query: z.object({ cursor: Param.cursor.optional() }),
+    params: SUBSCRIPTION_ID,
+    document: graphql(`
+      query WebhookDeliveries($id: Text!, $cursor: Text) {
+        webhookDeliveries(id: $id, cursor: $cursor) {
+          deliveries { ${DELIVERY_FIELDS} }
+          nextCursor
+        }
+      }
+    `),
+    variables: ({ params, query }) => ({ id: params.id, cursor: query.cursor ?? null }),
+    respond: ({ webhookDeliveries: page }) => ({ body: { success: true, deliveries: page.deliveries, nextCursor: page.nextCursor } }),
+    doc: {
+      summary: "A subscription's deliveries of the last 30 days",
+      description:
+        'Newest first, 50 a page, test deliveries included (`event` tells them apart), each with its attempts oldest first. Pass `nextCursor` as `cursor` for the next page.',
+      response: Schemas.DeliveryListResponse,
+      errors: ['not_found'],
+      example: {
+        request: `${SUBSCRIPTIONS}/${EXAMPLE_ID}/deliveries`,
+        response: {
+          success: true,
+          deliveries: [
+            {
+              id: '3b241101-e2bb-4255-8caf-4136c566a962',
+              event: 'rates.published',
+              date: '2023-01-04',
+              state: 'delivered',
+              attempts: [
+                { at: '2023-01-04T06:00:02.000Z', status: 503, error: 'HTTP 503', durationMs: 84 },
+                { at: '2023-01-04T06:01:02.000Z', status: 200, error: null, durationMs: 61 },
+              ],
+            },
+          ],
+          nextCursor: null,
+        },
+        replayedBy: 'test/webhooks/delivery-log.test.ts',
+      },
+    },
+    cacheControl: 'no-store',
+  }),
+  defineRoute({
+    name: 'RedeliverWebhookDelivery',
+    method: 'POST',
+    path: `${SUBSCRIPTIONS}/:id/deliveries/:deliveryId/redeliver`,
+    auth: 'account',
+    params: z.object({ id: Param.id, deliveryId: Param.deliveryId }),
+    document: graphql(`
+      mutation RedeliverWebhookDelivery($id: Text!, $deliveryId: Text!) {
+        redeliverWebhookDelivery(id: $id, deliveryId: $deliveryId) { ${DELIVERY_FIELDS} }
+      }
+    `),
+    variables: ({ params }) => ({ id: params.id, deliveryId: params.deliveryId }),
+    respond: ({ redeliverWebhookDelivery: { id, state, attempts } }) => ({
+      body: { success: state === 'delivered', delivery: { id, state, attempts } },
+    }),
+    doc: {
+      summary: 'Send a delivery once more now',
+      description:
+        'One new attempt of a delivery of the last 30 days, with the same body and delivery id, signed with the current secret, on an active or a paused subscription (which it does not reactivate). Answers once the attempt is made.',
+      response: Schemas.RedeliverResponse,
+      errors: ['not_found', 'webhooks_not_available'],
+      example: {
+        request: `${SUBSCRIPTIONS}/${EXAMPLE_ID}/deliveries/3b241101-e2bb-4255-8caf-4136c566a962/redeliver`,
+        response: {
+          success: true,
+          delivery: {
+            id: '3b241101-e2bb-4255-8caf-4136c566a962',
+            state: 'delivered',
+            attempts: [
+              { at: '2023-01-04T06:00:02.000Z', status: 503, error: 'HTTP 503', durationMs: 84 },
+              { at: '2023-01-04T09:12:40.000Z', status: 200, error: null, durationMs: 58 },
+            ],
+          },
+        },
+        replayedBy: 'test/webhooks/delivery-log.test.ts',
       },
     },
     cacheControl: 'no-store',

@@ -12,6 +12,7 @@ import './api-key.js';
 import './rate-import.js';
 import './rate-sync.js';
 import './webhook-subscription.js';
+import './webhook-delivery.js';
 import './usage-analytics.js';
 import './conversion-analytics.js';
 import './data-analytics.js';

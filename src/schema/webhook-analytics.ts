@@ -44,7 +44,7 @@ const DeliveryCountsRef = builder.objectRef<DeliveryCounts>('WebhookDeliveryCoun
 });
 
 const Latency = builder.objectRef<AttemptLatency>('WebhookLatency').implement({
-  description: 'How long the attempts took, from the request to the receiver’s answer or the failure (attempts are kept 90 days)',
+  description: 'How long the attempts took, from the request to the receiver’s answer or the failure (attempts are kept 30 days)',
   fields: (t) => ({
     attempts: t.int({ description: 'attempts recorded', resolve: (l) => l.latency_attempts }),
     p50Ms: t.float({ nullable: true, description: 'the median, in milliseconds; null without attempts', resolve: (l) => l.p50_ms }),

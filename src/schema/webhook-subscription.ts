@@ -52,7 +52,7 @@ function requireSubscriber(ctx: Context): Subscriber {
  * A subscriber that may change its subscriptions. A suspended account's keys are refused before
  * any operation; its dashboard session may still look, but not change anything.
  */
-function requireActiveSubscriber(ctx: Context): Subscriber {
+export function requireActiveSubscriber(ctx: Context): Subscriber {
   const subscriber = requireSubscriber(ctx);
   if (ctx.viewer.kind === 'session' && ctx.viewer.account.status === 'suspended') {
     throw new AccountSuspendedError('This account is suspended: its webhook subscriptions cannot be created or changed until it is reinstated');
@@ -63,7 +63,7 @@ function requireActiveSubscriber(ctx: Context): Subscriber {
 const noSuchSubscription = (id: string) => new NotFoundError(`No webhook subscription ${id}`);
 
 /** The viewer's subscription; another account's and an unknown id look the same (404). */
-async function ownSubscription(ctx: Context, id: string): Promise<WebhookSubscription> {
+export async function ownSubscription(ctx: Context, id: string): Promise<WebhookSubscription> {
   const viewer = requireSubscriber(ctx);
   const subscription = SUBSCRIPTION_ID.test(id) ? await findSubscription(ctx.services.db, viewer.accountId, id) : undefined;
   if (!subscription) throw noSuchSubscription(id);

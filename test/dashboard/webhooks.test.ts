@@ -133,6 +133,40 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
     expect(pageText(await (await browser.get('/dashboard/webhooks')).text())).toContain('Status Active');
   });
 
+  it("Redeliver sends a publication's delivery again with the same id, shows the answer and lists the attempt", async () => {
+    const { browser, email, csrf } = await signedIn('professional');
+    const { id } = await create(browser, csrf, '/mending');
+    receiver.behave('/mending', { status: 500 });
+    t.setNow('2026-05-14T07:00:00Z');
+    try {
+      await t.importTable({ format: 'csv', publicationDate: '2026-05-14', days: [day('2026-05-14')] });
+      await t.app.deliveries.runDue();
+      const html = await (await browser.get('/dashboard/webhooks')).text();
+      // other accounts' subscriptions of this file receive the publication too
+      const mending = () => receiver.deliveries.filter((d) => d.path === '/mending');
+      const deliveryId = mending()[0]!.headers['x-exchangerates-delivery']!;
+      expect(html.match(/action="\/dashboard\/webhooks\/redeliver"/g)).toHaveLength(1);
+      expect(html).toContain(`name="delivery" value="${deliveryId}"`);
+
+      receiver.behave('/mending', { status: 200 });
+      const sent = await browser.post('/dashboard/webhooks/redeliver', { csrf, id, delivery: deliveryId });
+      expect(sent.status).toBe(200);
+      const text = pageText(await sent.text());
+      expect(text).toContain('Redelivered');
+      expect(text).toContain(`${receiver.url('/mending')} answered HTTP 200.`);
+      expect(text).toMatch(/rates\.published 14 May 2026 2 HTTP 200/);
+      expect(mending()).toHaveLength(2);
+      expect(mending()[1]!.headers['x-exchangerates-delivery']).toBe(deliveryId);
+      expect(mending()[1]!.signatureValid).toBe(true);
+      expect(await subscriptionsOf(email)).toEqual([expect.objectContaining({ is_active: true, failure_count: 0 })]);
+
+      const unknown = await browser.post('/dashboard/webhooks/redeliver', { csrf, id, delivery: 'not-a-delivery' });
+      expect(unknown.status).toBe(404);
+    } finally {
+      t.setNow('2026-05-12T07:00:00Z');
+    }
+  });
+
   it('deletes only after the confirmation page', async () => {
     const { browser, email, csrf } = await signedIn('professional');
     const { id } = await create(browser, csrf, '/deleted');
@@ -189,6 +223,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
     for (const [path, fields] of [
       ['/dashboard/webhooks/active', { csrf, id, active: 'false' }],
       ['/dashboard/webhooks/test', { csrf, id }],
+      ['/dashboard/webhooks/redeliver', { csrf, id, delivery: '00000000-0000-0000-0000-000000000000' }],
       ['/dashboard/webhooks/delete', { csrf, id }],
     ] as const) {
       expect((await browser.post(path, fields)).status).toBe(403);
@@ -205,6 +240,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
     for (const other of [id, '', 'not-an-id', 'A'.repeat(32), 'x'.repeat(10 * 1024), 'ü😀']) {
       for (const [path, extra] of [
         ['/dashboard/webhooks/test', {}],
+        ['/dashboard/webhooks/redeliver', { delivery: '00000000-0000-0000-0000-000000000000' }],
         ['/dashboard/webhooks/active', { active: 'false' }],
         ['/dashboard/webhooks/delete', {}],
       ] as const) {
@@ -260,7 +296,13 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
     for (const active of ['', 'yes', 'TRUE', 'x'.repeat(10 * 1024)]) {
       expect((await browser.post('/dashboard/webhooks/active', { csrf, id, active })).status, active.slice(0, 10)).toBe(400);
     }
-    for (const path of ['/dashboard/webhooks/active', '/dashboard/webhooks/delete', '/dashboard/webhooks/test', '/dashboard/webhooks']) {
+    for (const path of [
+      '/dashboard/webhooks/active',
+      '/dashboard/webhooks/delete',
+      '/dashboard/webhooks/test',
+      '/dashboard/webhooks/redeliver',
+      '/dashboard/webhooks',
+    ]) {
       const form = { id, active: 'false', url: receiver.url('/forged') };
       expect((await browser.post(path, { ...form, csrf: 'forged' })).status, path).toBe(403);
       expect((await browser.post(path, { ...form, csrf: '' })).status, path).toBe(403);

@@ -57,6 +57,8 @@ const knownPath = fc.constantFrom(
   '/api/webhook-subscriptions',
   '/api/webhook-subscriptions/00000000-0000-0000-0000-000000000000',
   '/api/webhook-subscriptions/x/test',
+  '/api/webhook-subscriptions/x/deliveries',
+  '/api/webhook-subscriptions/x/deliveries/00000000-0000-0000-0000-000000000000/redeliver',
   '//',
   '///latest',
   '/graphql',

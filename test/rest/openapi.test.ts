@@ -174,6 +174,11 @@ describe('the example of every operation', () => {
 
   it.each(routes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s: the service answers it from the fixture', async (_name, route) => {
     const example = route.doc!.example;
+    if (example.replayedBy) {
+      // the document still shows it, and the test it names replays it against a real delivery
+      expect(document.paths[openApiPath(route.path)][route.method.toLowerCase()].responses[200].content['application/json'].example).toEqual(example.response);
+      return;
+    }
     let target = example.request;
     let expected = example.response;
     let ownKey = key;

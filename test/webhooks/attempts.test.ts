@@ -148,18 +148,18 @@ describe.skipIf(!OPENSSL_AVAILABLE)('webhook attempts', () => {
     expect(await app.db.selectFrom('webhook_attempts').select('id').where('subscription_id', '=', 'f'.repeat(32)).execute()).toEqual([]);
   });
 
-  it('the worker prunes attempts older than 90 days and keeps the rest; deleting a subscription deletes its attempts', async () => {
+  it('the worker prunes attempts older than 30 days and keeps the rest; deleting a subscription deletes its attempts', async () => {
     const { app, key, subscribe, publish, runAt, attempts } = await setUp('2026-01-12');
     const id = await subscribe('/old');
     await publish('2026-01-13');
     await runAt(evening('2026-01-13'));
-    await publish('2026-03-13');
-    await runAt(evening('2026-03-13'));
-    expect((await attempts(id)).map((r) => r.rate_date)).toEqual(['2026-01-13', '2026-03-13']);
+    await publish('2026-02-10');
+    await runAt(evening('2026-02-10'));
+    expect((await attempts(id)).map((r) => r.rate_date)).toEqual(['2026-01-13', '2026-02-10']);
 
-    // Past 90 days after the first attempt (and past the hour between two prunes): only it goes.
-    await runAt(plus(evening('2026-01-13'), 90 * DAY_MS + 60_000 + 3_600_000));
-    expect((await attempts(id)).map((r) => r.rate_date)).toEqual(['2026-03-13']);
+    // Past 30 days after the first attempt (and past the hour between two prunes): only it goes.
+    await runAt(plus(evening('2026-01-13'), 30 * DAY_MS + 60_000 + 3_600_000));
+    expect((await attempts(id)).map((r) => r.rate_date)).toEqual(['2026-02-10']);
 
     const deleted = await app.json(`/api/webhook-subscriptions/${id}`, { key, method: 'DELETE' });
     expect(deleted.status).toBe(200);

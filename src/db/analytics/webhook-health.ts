@@ -15,7 +15,7 @@ export interface DeliveryCounts {
 }
 
 export interface AttemptLatency {
-  /** attempts recorded (webhook_attempts, kept 90 days) */
+  /** attempts recorded (webhook_attempts, kept 30 days) */
   latency_attempts: number;
   p50_ms: number | null;
   p95_ms: number | null;

@@ -132,6 +132,41 @@ export const TestDeliveryResponse = z
   })
   .meta({ id: 'TestDeliveryResponse' });
 
+const DeliveryAttempt = z
+  .strictObject({
+    at: z.iso.datetime(),
+    status: z.number().int().nullable().meta({ description: "the receiver's HTTP status; null when it gave none" }),
+    error: z.string().nullable().meta({ description: 'a short reason when the attempt failed' }),
+    durationMs: z.number().int().min(0),
+  })
+  .meta({ id: 'WebhookDeliveryAttempt' });
+const DeliveryState = z.enum(['delivered', 'pending', 'failed', 'abandoned']).meta({
+  description:
+    '`pending`: an attempt is due; `failed`: the last attempt (a test or a redelivery) failed and none is planned; `abandoned`: the retries ran out or the subscription was turned off',
+});
+const Delivery = z
+  .strictObject({
+    id: z.uuid().meta({ description: 'the X-ExchangeRates-Delivery id, the same on every attempt' }),
+    event: z.enum(['rates.published', 'rates.test']),
+    date: IsoDate.meta({ description: "the payload's rate date" }),
+    state: DeliveryState,
+    attempts: z.array(DeliveryAttempt).meta({ description: 'oldest first' }),
+  })
+  .meta({ id: 'WebhookDelivery' });
+export const DeliveryListResponse = z
+  .strictObject({
+    success: z.literal(true),
+    deliveries: z.array(Delivery).meta({ description: 'newest first, at most 50' }),
+    nextCursor: z.string().nullable().meta({ description: 'pass as `cursor` for the next page; null at the end' }),
+  })
+  .meta({ id: 'WebhookDeliveryList' });
+export const RedeliverResponse = z
+  .strictObject({
+    success: z.boolean().meta({ description: 'whether the receiver acknowledged this attempt with a 2xx' }),
+    delivery: Delivery.pick({ id: true, state: true, attempts: true }),
+  })
+  .meta({ id: 'RedeliverResponse' });
+
 /** The error envelope (docs/api.md §7), narrowed to one status and the types a route can answer with it. */
 export function errorEnvelope(status: number, types: readonly [string, ...string[]]) {
   return z.strictObject({
