@@ -115,8 +115,8 @@ export interface RouteExample {
   /** the answer's fields that differ from one request or service to another (ids, secrets, times), as dotted paths */
   varies?: readonly string[];
   /**
-   * The test that replays the example instead, when it needs what the fixture has not got (a
-   * delivery of a publication, with a receiver that answers it)
+   * The test that sends such requests instead, when they need what the fixture has not got (a
+   * delivery of a publication, and a receiver): its answers are checked against the document's schema
    */
   replayedBy?: string;
 }

@@ -175,7 +175,7 @@ describe('the example of every operation', () => {
   it.each(routes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s: the service answers it from the fixture', async (_name, route) => {
     const example = route.doc!.example;
     if (example.replayedBy) {
-      // the document still shows it, and the test it names replays it against a real delivery
+      // the document shows it; the test it names sends such requests against real deliveries, checked against the schema
       expect(document.paths[openApiPath(route.path)][route.method.toLowerCase()].responses[200].content['application/json'].example).toEqual(example.response);
       return;
     }
