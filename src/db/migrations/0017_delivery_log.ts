@@ -10,3 +10,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`alter table webhook_deliveries add column redelivered_at timestamptz`.execute(db);
   await sql`create index webhook_deliveries_subscription on webhook_deliveries (subscription_id, created_at desc, id desc)`.execute(db);
 }
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`drop index webhook_deliveries_subscription`.execute(db);
+  await sql`alter table webhook_deliveries drop column redelivered_at`.execute(db);
+}
