@@ -14,10 +14,8 @@ async function peerOf(remoteAddress: string, headers: Record<string, string> = {
   return exchange.peer!;
 }
 
-it('is the socket peer without a proxy, the same object for the same address', async () => {
-  const first = await peerOf('203.0.113.7');
-  expect(first).toEqual({ client: '203.0.113.7', socketLoopback: false, viaTrustedProxy: false });
-  expect(await peerOf('203.0.113.7')).toBe(first);
+it('is the socket peer without a proxy', async () => {
+  expect(await peerOf('203.0.113.7')).toEqual({ client: '203.0.113.7', socketLoopback: false, viaTrustedProxy: false });
   expect((await peerOf('127.0.0.1')).socketLoopback).toBe(true);
 });
 
