@@ -6,11 +6,21 @@ import type { AccountStatus } from '../db/database.js';
 import { SYDNEY } from '../domain/calendar.js';
 
 /** What every signed-in page shows in its header. */
+/** The signed-in pages in the nav's order: which page, its address, its label. */
+const NAV = [
+  ['overview', '/dashboard', 'Overview'],
+  ['keys', '/dashboard/keys', 'Keys'],
+  ['usage', '/dashboard/usage', 'Usage'],
+  ['webhooks', '/dashboard/webhooks', 'Webhooks'],
+  ['reports', '/dashboard/reports', 'Reports'],
+  ['plan', '/dashboard/plan', 'Plan'],
+] as const;
+
 export interface SignedInFrame {
   email: string;
   status: AccountStatus;
   csrfToken: string;
-  current: 'overview' | 'keys' | 'usage' | 'webhooks' | 'reports' | 'plan';
+  current: (typeof NAV)[number][0];
 }
 
 export interface PageAssets {
@@ -39,24 +49,11 @@ export function Layout({ title, assets, frame, children }: { title: string; asse
             {frame && (
               <>
                 <nav aria-label="Dashboard">
-                  <a href="/dashboard" aria-current={frame.current === 'overview' ? 'page' : undefined}>
-                    Overview
-                  </a>
-                  <a href="/dashboard/keys" aria-current={frame.current === 'keys' ? 'page' : undefined}>
-                    Keys
-                  </a>
-                  <a href="/dashboard/usage" aria-current={frame.current === 'usage' ? 'page' : undefined}>
-                    Usage
-                  </a>
-                  <a href="/dashboard/webhooks" aria-current={frame.current === 'webhooks' ? 'page' : undefined}>
-                    Webhooks
-                  </a>
-                  <a href="/dashboard/reports" aria-current={frame.current === 'reports' ? 'page' : undefined}>
-                    Reports
-                  </a>
-                  <a href="/dashboard/plan" aria-current={frame.current === 'plan' ? 'page' : undefined}>
-                    Plan
-                  </a>
+                  {NAV.map(([page, href, label]) => (
+                    <a href={href} aria-current={frame.current === page ? 'page' : undefined}>
+                      {label}
+                    </a>
+                  ))}
                 </nav>
                 <span class="muted">{frame.email}</span>
                 <form class="inline" method="post" action="/dashboard/sign-out">
