@@ -24,14 +24,17 @@ const SCHEMA_TARGET = {
   // expression for it would say the same unreadably.
   override: ({ jsonSchema }: { jsonSchema: Json }) => {
     if (jsonSchema.format) delete jsonSchema.pattern;
-    // The docs page's renderer refuses an `anyOf` of plain values: a nullable value is written as a
-    // list of types, and a string of either of two kinds as one string, its kinds in its description.
+    // The docs page's renderer refuses a schema without a `type`, such as an `anyOf` of plain values:
+    // a nullable value is written as a list of types, and a string of either of two kinds as one
+    // string, its kinds in its description.
     const branches = jsonSchema.anyOf as Json[] | undefined;
-    if (branches?.every((branch) => branch.type === 'string' || branch.type === 'null')) {
-      const strings = branches.filter((branch) => branch.type === 'string');
+    const values = branches?.filter((branch) => branch.type !== 'null') ?? [];
+    const kinds = new Set(values.map((branch) => branch.type));
+    if (branches?.every((branch) => typeof branch.type === 'string') && kinds.size === 1) {
+      const kind = values[0]!.type as string;
       delete jsonSchema.anyOf;
-      jsonSchema.type = strings.length === branches.length ? 'string' : ['string', 'null'];
-      if (strings.length === 1) Object.assign(jsonSchema, strings[0]!, { type: jsonSchema.type });
+      if (values.length === 1) Object.assign(jsonSchema, values[0]!);
+      jsonSchema.type = values.length === branches.length ? kind : [kind, 'null'];
     }
   },
 } as const;
