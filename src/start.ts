@@ -13,7 +13,7 @@ import { listenerLimitsOf } from './http/limits.js';
 import { internalListener } from './edge.js';
 import { createListener, listen } from './http/server.js';
 import { ServiceMetrics } from './metrics.js';
-import { RBA_LEADER_LOCK, startRbaScheduler } from './jobs/rba-scheduler.js';
+import { PUBLICATION_SCHEDULE, RBA_LEADER_LOCK, startRbaScheduler } from './jobs/rba-scheduler.js';
 import { loadOperatorToken, removeServiceFile, writeServiceFile } from './service-file.js';
 
 export interface Opening {
@@ -54,7 +54,9 @@ export async function start(config: Config, opening: Opening): Promise<void> {
   // The leader also prunes old webhook deliveries; with no scheduler, every process may.
   const leader = config.SCHEDULER === 'on' ? openLeaderLock(target, RBA_LEADER_LOCK, { onError: (err) => app.logger.warn({ err }, 'rba leader lock') }) : null;
   if (leader) app.deliveries.pruneOnlyWhile(() => leader.isHeld());
-  const scheduler = leader ? startRbaScheduler({ services: app.services, leader, logger: app.logger.child({ job: 'rba-scheduler' }) }) : null;
+  const scheduler = leader
+    ? startRbaScheduler({ services: app.services, leader, logger: app.logger.child({ job: 'rba-scheduler' }), schedule: PUBLICATION_SCHEDULE })
+    : null;
   app.logger.info({ publicUrl, internalUrl, storage: config.DATABASE_URL ? 'postgres' : `pglite:${config.DATA_DIR}` }, `listening on ${publicUrl}`);
 
   let stopping = false;

@@ -97,17 +97,31 @@ export interface RbaSchedulerOptions {
   logger: SchedulerLogger;
   /** every failed poll or lock attempt (they are logged too; nothing is thrown) */
   onError?: (error: unknown) => void;
-  /** for tests: waits between attempts (default 1, 2, 4, 8 … 15 minutes) */
-  backoff?: Backoff;
-  /** for tests: how long polling for a day lasts (default 8 hours) */
-  windowMs?: number;
-  /** for tests: seconds between leader-lock attempts (default 15) */
-  lockIntervalSeconds?: number;
-  /** for tests: the cron pattern (Sydney time) that starts a polling run; default 15:55 on weekdays */
-  slotPattern?: string;
-  /** false: no catch-up when leadership is taken (tests drive runCatchUp themselves) */
-  catchUpOnLead?: boolean;
+  /** when and how to poll: PUBLICATION_SCHEDULE in service */
+  schedule: PollSchedule;
 }
+
+/** When the leader polls, how it waits between attempts, and how it takes the lead. */
+export interface PollSchedule {
+  /** the cron pattern (Sydney time) that starts a polling run */
+  slotPattern: string;
+  /** waits between attempts */
+  backoff: Backoff;
+  /** how long polling for a day lasts */
+  windowMs: number;
+  /** seconds between leader-lock attempts */
+  lockIntervalSeconds: number;
+  /** whether taking the lead starts a catch-up and a history run (tests that drive them turn it off) */
+  catchUpOnLead: boolean;
+}
+
+export const PUBLICATION_SCHEDULE: PollSchedule = {
+  slotPattern: POLL_START_PATTERN,
+  backoff: DEFAULT_BACKOFF,
+  windowMs: DEFAULT_WINDOW_MS,
+  lockIntervalSeconds: 15,
+  catchUpOnLead: true,
+};
 
 export type FollowStatus = 'current' | 'stored' | 'gave-up' | 'not-leader' | 'stopped';
 
@@ -134,9 +148,8 @@ export interface RbaScheduler {
 }
 
 export function startRbaScheduler(options: RbaSchedulerOptions): RbaScheduler {
-  const { services, leader, logger } = options;
-  const backoff = options.backoff ?? DEFAULT_BACKOFF;
-  const windowMs = options.windowMs ?? DEFAULT_WINDOW_MS;
+  const { services, leader, logger, schedule } = options;
+  const { backoff, windowMs } = schedule;
   const report = (error: unknown) => {
     try {
       options.onError?.(error);
@@ -270,7 +283,7 @@ export function startRbaScheduler(options: RbaSchedulerOptions): RbaScheduler {
         if (held && !leading && !stopped) {
           leading = true;
           logger.info({}, 'leading: this process polls the RBA');
-          if (options.catchUpOnLead !== false) {
+          if (schedule.catchUpOnLead) {
             void run('catch-up');
             void history();
           }
@@ -290,7 +303,7 @@ export function startRbaScheduler(options: RbaSchedulerOptions): RbaScheduler {
 
   // The slot: weekdays at 15:55 Sydney (croner follows the time zone's daylight saving); on a
   // business day the leader polls until the day is stored or the window ends.
-  const slotJob = new Cron(options.slotPattern ?? POLL_START_PATTERN, { timezone: SYDNEY, protect: true, unref: true, catch: (error) => report(error) }, () => {
+  const slotJob = new Cron(schedule.slotPattern, { timezone: SYDNEY, protect: true, unref: true, catch: (error) => report(error) }, () => {
     const today = sydneyDate(services.clock());
     if (!isBusinessDay(today)) {
       logger.debug({ date: today }, 'no RBA publication today (weekend or NSW holiday)');
@@ -303,7 +316,7 @@ export function startRbaScheduler(options: RbaSchedulerOptions): RbaScheduler {
   // Leadership: taken when free, confirmed while held (a lost connection is noticed here).
   const lockJob = new Cron(
     '* * * * * *',
-    { interval: options.lockIntervalSeconds ?? 15, protect: true, unref: true, catch: (error) => report(error) },
+    { interval: schedule.lockIntervalSeconds, protect: true, unref: true, catch: (error) => report(error) },
     async () => void (await checkLeader()),
   );
   void checkLeader();

@@ -3,7 +3,7 @@
 // outcome, paged across page boundaries; polls past the 90 days are pruned as new ones are recorded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLeaderLock } from '../../src/db/leader-lock.js';
-import { startRbaScheduler, type FollowOutcome } from '../../src/jobs/rba-scheduler.js';
+import { PUBLICATION_SCHEDULE, startRbaScheduler, type FollowOutcome } from '../../src/jobs/rba-scheduler.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { failure, fixture, startRbaServer, type RbaServer } from '../jobs/rba-server.js';
 
@@ -61,7 +61,7 @@ beforeAll(async () => {
     services: t.app.services,
     leader: openLeaderLock({ kind: 'pglite' }, 'rba-scheduler'),
     logger: quiet,
-    backoff: { initialMs: 20, maxMs: 80 },
+    schedule: { ...PUBLICATION_SCHEDULE, backoff: { initialMs: 20, maxMs: 80 } },
   });
   try {
     outcome = await scheduler.runCatchUp();

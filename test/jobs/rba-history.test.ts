@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { openLeaderLock } from '../../src/db/leader-lock.js';
-import { startRbaScheduler, type RbaScheduler, type SchedulerLogger } from '../../src/jobs/rba-scheduler.js';
+import { PUBLICATION_SCHEDULE, startRbaScheduler, type RbaScheduler, type SchedulerLogger } from '../../src/jobs/rba-scheduler.js';
 import { parseRbaCsv } from '../../src/rba/index.js';
 import { HISTORY_DATES } from '../fixtures/rba/history-dates.js';
 import { startTestApp, type TestApp } from '../support/app.js';
@@ -61,9 +61,7 @@ async function appWithHistory(workbook: (count: number) => Answer, feed: (count:
     services: t.app.services,
     leader: openLeaderLock({ kind: 'pglite' }, `rba-history-${pathCount}`),
     logger,
-    backoff: { initialMs: 20, maxMs: 40 },
-    windowMs: 200,
-    catchUpOnLead,
+    schedule: { ...PUBLICATION_SCHEDULE, backoff: { initialMs: 20, maxMs: 40 }, windowMs: 200, catchUpOnLead },
   });
   schedulers.push(scheduler);
   return { t, scheduler, logger, history, workbookRequests: () => server.requests(`${base}/2018-2022.xls`) };

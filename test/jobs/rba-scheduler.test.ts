@@ -3,8 +3,8 @@
 // is bounded; the croner slot job polls on business days only; only the leader polls. Waits are
 // kept short by passing small backoffs.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openLeaderLock } from '../../src/db/leader-lock.js';
-import { startRbaScheduler, type RbaScheduler, type SchedulerLogger } from '../../src/jobs/rba-scheduler.js';
+import { openLeaderLock, type LeaderLock } from '../../src/db/leader-lock.js';
+import { PUBLICATION_SCHEDULE, startRbaScheduler, type PollSchedule, type RbaScheduler, type SchedulerLogger } from '../../src/jobs/rba-scheduler.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { failure, fixture, startRbaServer, type RbaServer } from './rba-server.js';
 
@@ -44,16 +44,15 @@ async function appWithFeed(rss: (count: number) => ReturnType<typeof fixture>, n
   return { t, feedRequests: () => server.requests(`${base}/rss.xml`), csvRequests: () => server.requests(`${base}/f11.1-data.csv`) };
 }
 
-function start(t: TestApp, options: Partial<Parameters<typeof startRbaScheduler>[0]> = {}) {
+function start(t: TestApp, schedule: Partial<PollSchedule> = {}, leader: LeaderLock = openLeaderLock({ kind: 'pglite' }, 'rba-scheduler')) {
   const logger = recorder();
   const errors: unknown[] = [];
   const scheduler = startRbaScheduler({
     services: t.app.services,
-    leader: openLeaderLock({ kind: 'pglite' }, 'rba-scheduler'),
+    leader,
     logger,
     onError: (e) => errors.push(e),
-    backoff: FAST,
-    ...options,
+    schedule: { ...PUBLICATION_SCHEDULE, backoff: FAST, ...schedule },
   });
   schedulers.push(scheduler);
   return { scheduler, logger, errors };
@@ -146,7 +145,7 @@ describe('leadership', () => {
   it('a process that does not hold the lock never polls', async () => {
     const { t, feedRequests } = await appWithFeed(mondayThenTuesday(0));
     const notLeader = { tryAcquire: async () => false, isHeld: () => false, release: async () => {} };
-    const { scheduler } = start(t, { leader: notLeader });
+    const { scheduler } = start(t, {}, notLeader);
     expect(await scheduler.runCatchUp()).toMatchObject({ status: 'not-leader', attempts: 0 });
     expect(feedRequests()).toBe(0);
   });
@@ -155,7 +154,7 @@ describe('leadership', () => {
     let held = true;
     const { t, feedRequests } = await appWithFeed(() => fixture('rss-cb-exchange-rates.xml'));
     const lock = { tryAcquire: async () => held, isHeld: () => held, release: async () => void (held = false) };
-    const { scheduler, logger } = start(t, { leader: lock, backoff: { initialMs: 200, maxMs: 200 } });
+    const { scheduler, logger } = start(t, { backoff: { initialMs: 200, maxMs: 200 } }, lock);
     const run = scheduler.runCatchUp();
     await expect.poll(() => feedRequests(), { timeout: 5_000, interval: 20 }).toBeGreaterThan(0);
     held = false;
@@ -172,8 +171,8 @@ describe.skipIf(!process.env.DATABASE_URL)('two schedulers on one Postgres', () 
     server.pathname = '/postgres'; // advisory locks belong to a database: both use the same one
     const url = server.toString();
     const { t, feedRequests } = await appWithFeed(mondayThenTuesday(1_000_000));
-    const a = start(t, { leader: openLeaderLock({ kind: 'postgres', url }, name), lockIntervalSeconds: 1, backoff: { initialMs: 60_000, maxMs: 60_000 } });
-    const b = start(t, { leader: openLeaderLock({ kind: 'postgres', url }, name), lockIntervalSeconds: 1, backoff: { initialMs: 60_000, maxMs: 60_000 } });
+    const a = start(t, { lockIntervalSeconds: 1, backoff: { initialMs: 60_000, maxMs: 60_000 } }, openLeaderLock({ kind: 'postgres', url }, name));
+    const b = start(t, { lockIntervalSeconds: 1, backoff: { initialMs: 60_000, maxMs: 60_000 } }, openLeaderLock({ kind: 'postgres', url }, name));
     await expect.poll(() => feedRequests(), { timeout: 10_000, interval: 50 }).toBe(1); // one leader, one poll
     const [aLeads, bLeads] = [await a.scheduler.checkLeader(), await b.scheduler.checkLeader()];
     expect([aLeads, bLeads].filter(Boolean)).toHaveLength(1);
