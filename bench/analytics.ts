@@ -166,7 +166,7 @@ export async function benchAnalytics(runs: number): Promise<void> {
   const storage = await openBenchStorage();
   const token = randomBytes(24).toString('hex');
   const config = parseConfig({ LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', WEBHOOK_KEY: randomBytes(32).toString('base64url') });
-  const app = buildApp({ config, db: storage.db, operatorToken: token, clock: () => NOW, logger: pino({ level: config.LOG_LEVEL }), sharedAnswers: true });
+  const app = buildApp({ config, db: storage.db, operatorToken: token, clock: () => NOW, logger: pino({ level: config.LOG_LEVEL }) });
   try {
     console.log(`\n=== analytics: the saved operations over a year of usage for ${ACCOUNTS.toLocaleString('en-US')} accounts ===`);
     console.log(`storage: ${storage.label}`);

@@ -81,9 +81,10 @@ export async function startServers(sharedAnswers = process.env.BENCH_SHARED_ANSW
     const config = parseConfig({
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
       WEBHOOK_KEY: randomBytes(32).toString('base64url'),
+      SHARED_ANSWERS: sharedAnswers ? 'on' : 'off',
       ...(storage.databaseUrl && { DATABASE_URL: storage.databaseUrl }),
     });
-    app = buildApp({ config, db: storage.db, operatorToken, clock: () => NOW, logger: pino({ level: config.LOG_LEVEL }), sharedAnswers });
+    app = buildApp({ config, db: storage.db, operatorToken, clock: () => NOW, logger: pino({ level: config.LOG_LEVEL }) });
     const seeded = await seed(app, operatorToken);
     const { history, historyLoadMs, historyHeapBytes } = await measureHistoryLoad(app);
 

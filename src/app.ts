@@ -47,8 +47,6 @@ export interface AppDependencies {
   clock?: () => Date;
   logger?: Logger;
   webhookNetwork?: WebhookNetwork;
-  /** false turns off the one-second shared answers of identical read requests (the bench measures both) */
-  sharedAnswers?: boolean;
   /** made before the database is opened, to hear its query times; a fresh one otherwise */
   metrics?: ServiceMetrics;
   /** the database pool's use, for /metrics (Postgres) */
@@ -123,7 +121,7 @@ export function buildApp(deps: AppDependencies) {
     keys,
     documentationUrl,
     limits,
-    sharedAnswers: deps.sharedAnswers ?? true,
+    sharedAnswers: deps.config.SHARED_ANSWERS === 'on',
   });
   const docs = docsPlaces(
     openApiDocument(routes, { serverUrl: services.publicUrl, version: VERSION, guide: API_GUIDE, extraPaths: DOCS_OPERATIONS }),

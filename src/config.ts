@@ -94,6 +94,8 @@ const schema = z
       ),
     /** 'off' leaves polling the RBA to another process or to `sync` */
     SCHEDULER: z.enum(['on', 'off']).default('on'),
+    /** 'off': identical read requests each get an answer of their own instead of sharing one for a second */
+    SHARED_ANSWERS: z.enum(['on', 'off']).default('on'),
     /** every listener's time limits (src/http/server.ts); lowered by tests to see them act */
     HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(LISTENER_LIMITS.headersTimeoutMs),
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(LISTENER_LIMITS.requestTimeoutMs),
