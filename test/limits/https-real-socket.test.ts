@@ -1,4 +1,4 @@
-// D20 (docs/decisions.md) over a real socket: the service (`node --import tsx src/main.ts`) without
+// D20 (docs/decisions.md) over a real socket: the service (its bundle, as `npm start` runs it) without
 // TLS answers plain HTTP from loopback; with loopback configured as a trusted proxy,
 // X-Forwarded-Proto decides, which shows that the socket address @whatwg-node/server hands to the
 // app is the one the rule uses.

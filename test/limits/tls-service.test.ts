@@ -1,4 +1,4 @@
-// D20 (docs/decisions.md) end to end: the real service (`node --import tsx src/main.ts`) serving
+// D20 (docs/decisions.md) end to end: the real service (its bundle, as `npm start` runs it) serving
 // TLS itself from TLS_CERT_FILE / TLS_KEY_FILE, with a self-signed certificate from test/support/certificate.ts (the
 // `openssl` binary); and a configuration with only one of the two files stopping the service with
 // exit code 2 and a message.

@@ -1,5 +1,5 @@
-// Real child processes for the operator CLI (`src/cli/main.ts`) and the service (`src/main.ts`),
-// each on a store of the test's own: a PGlite data directory seeded from the run's migrated
+// Real child processes for the operator CLI and the service, run from this test run's bundle (as
+// `npm run cli` and `npm start` run dist/), each on a store of the test's own: a PGlite data directory seeded from the run's migrated
 // template, or (when the suite runs on Postgres) a fresh database on the server plus a data
 // directory for `operator-token` and `service.json`.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { print } from 'graphql';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { SERVICE_NODE_FLAGS } from '../../scripts/build.js';
 import { openDatabase } from '../../src/db/connect.js';
 import type { Database } from '../../src/db/database.js';
 import type { Plan } from '../../src/domain/plans.js';
@@ -72,7 +73,7 @@ export interface CliResult {
  * escapes, in a command substitution).
  */
 function cliCommand(args: readonly (string | Uint8Array)[]): [string, string[]] {
-  const node = [process.execPath, '--import', 'tsx', 'src/cli/main.ts'];
+  const node = [process.execPath, '--enable-source-maps', join(inject('bundleDir'), 'cli.js')];
   if (args.every((arg) => typeof arg === 'string')) return [node[0]!, [...node.slice(1), ...(args as string[])]];
   const words = [...node, ...args].map((arg) => {
     const octal = [...Buffer.from(arg)].map((byte) => `\\${byte.toString(8).padStart(3, '0')}`).join('');
@@ -81,7 +82,7 @@ function cliCommand(args: readonly (string | Uint8Array)[]): [string, string[]] 
   return ['/bin/sh', ['-c', `exec ${words.join(' ')}`]];
 }
 
-/** Runs `node --import tsx src/cli/main.ts ...args` to its end. */
+/** Runs the bundled CLI with `args` to its end. */
 export function runCli(args: readonly (string | Uint8Array)[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
   const started = Date.now();
   const [command, commandArgs] = cliCommand(args);
@@ -264,14 +265,14 @@ export interface RunningService {
 }
 
 /**
- * Starts `node --import tsx src/main.ts` (or node with `nodeArgs`, such as a bundle's path) on
+ * Starts the bundled service as `npm start` does (or node with `nodeArgs`) on
  * PORT=0 and INTERNAL_PORT=0 and waits until it listens: its "listening" log line, or its
  * service.json naming this process.
  */
 export async function startService(
   env: Record<string, string>,
   timeoutMs = 60_000,
-  nodeArgs: readonly string[] = ['--import', 'tsx', 'src/main.ts'],
+  nodeArgs: readonly string[] = [...SERVICE_NODE_FLAGS, join(inject('bundleDir'), 'main.js')],
 ): Promise<RunningService> {
   const dataDir = env.DATA_DIR!;
   const child = spawn(process.execPath, nodeArgs, {
