@@ -93,7 +93,7 @@ interface Usage {
   line: string;
   words: string[];
   positionals: { required: number; optional: number };
-  options: Map<string, { required: boolean; values: string[] | null }>;
+  options: Map<string, { required: boolean; values: string[] | null; flag: boolean }>;
 }
 
 /** Options every command takes (parsed by the CLI before the command), with no value. */
@@ -106,9 +106,12 @@ function parseUsage(line: string): Usage {
     const token = tokens[i]!;
     const optional = token.startsWith('[');
     const bare = token.replace(/^\[/, '').replace(/\]$/, '');
-    if (bare.startsWith('--')) {
+    if (bare.startsWith('--') && optional && token.endsWith(']')) {
+      // a flag that takes no value: `[--clear]`
+      usage.options.set(bare, { required: false, values: null, flag: true });
+    } else if (bare.startsWith('--')) {
       const value = tokens[++i]!.replace(/\]$/, '');
-      usage.options.set(bare, { required: !optional, values: value.includes('|') ? value.split('|') : null });
+      usage.options.set(bare, { required: !optional, values: value.includes('|') ? value.split('|') : null, flag: false });
     } else if (optional) usage.positionals.optional++;
     else if (bare.startsWith('<')) usage.positionals.required++;
     else usage.words.push(bare);
@@ -140,6 +143,10 @@ function misfit(args: string[], usages: Usage[]): string | null {
     }
     const option = usage.options.get(arg);
     if (!option) return `'${usage.line}' takes no ${arg}`;
+    if (option.flag) {
+      given.set(arg, '');
+      continue;
+    }
     const value = rest[++i];
     if (value === undefined) return `${arg} has no value`;
     if (option.values && !option.values.includes(value)) return `${arg} ${value} is not one of ${option.values.join('|')}`;
@@ -195,6 +202,7 @@ describe('operator commands', () => {
       'account suspend',
       'account unsuspend',
       'key create',
+      'key restrict',
       'key revoke',
       'query',
     ]);
