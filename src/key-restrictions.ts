@@ -1,4 +1,4 @@
-// Key restrictions (docs/decisions.md, "Key restrictions"): the addresses a key may be used from, the
+// Key restrictions (docs/architecture.md, "Key restrictions"): the addresses a key may be used from, the
 // endpoints it may call, the day it stops working and the share of the account's units it may take
 // each period. What a restriction may be is checked here when it is set; what a request may do is
 // checked here right after its key is known, from the key's cached record. The cap is the one
@@ -115,7 +115,10 @@ export function parseCidr(text: string): string {
   if (bitsText !== null && !/^\d{1,3}$/.test(bitsText)) throw refused();
   const bits = bitsText === null ? maxBits : Number(bitsText);
   if (bits > maxBits) throw refused();
-  const network = address.kind() === 'ipv4' ? ipaddr.IPv4.networkAddressFromCIDR(`${address.toString()}/${bits}`) : ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/${bits}`);
+  const network =
+    address.kind() === 'ipv4'
+      ? ipaddr.IPv4.networkAddressFromCIDR(`${address.toString()}/${bits}`)
+      : ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/${bits}`);
   return `${network.toString()}/${bits}`;
 }
 

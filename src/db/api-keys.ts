@@ -137,12 +137,7 @@ export interface StoredRestrictions {
  * (it is counted only while capped); a cap changed keeps the count. Null when the key is not
  * active (or not the account's, when `accountId` is given).
  */
-export async function setKeyRestrictions(
-  db: Kysely<Database>,
-  keyId: string,
-  restrictions: StoredRestrictions,
-  accountId?: string,
-): Promise<ApiKey | null> {
+export async function setKeyRestrictions(db: Kysely<Database>, keyId: string, restrictions: StoredRestrictions, accountId?: string): Promise<ApiKey | null> {
   let update = db
     .updateTable('api_keys')
     .set((eb) => ({

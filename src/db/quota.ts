@@ -66,7 +66,14 @@ export async function grantUnits(db: Kysely<Database>, asks: readonly GrantAsk[]
   // parameters costs PGlite much less work (src/db/connect.ts), and this is the statement of every
   // keyed request; it is also what lets it share a round trip with `commit; begin;`.
   const array = (value: (ask: GrantAsk) => string | number | null) => sql`array[${sql.join(asks.map((ask) => sql.lit(value(ask))))}]`;
-  const { rows } = await sql<{ ask_position: number; start: number; granted: number; counted_in: string | null; key_start: number | null; transaction: string }>`
+  const { rows } = await sql<{
+    ask_position: number;
+    start: number;
+    granted: number;
+    counted_in: string | null;
+    key_start: number | null;
+    transaction: string;
+  }>`
     ${SENT_AHEAD[sentWith]} select g.ask_position, g.start, g.granted, g.counted_in, g.key_start, pg_current_xact_id()::text as transaction
     from grant_units(${array((ask) => ask.accountId)}::uuid[], ${array((ask) => ask.count.period)}::date[],
                      ${array((ask) => ask.limit)}::int[], ${array((ask) => ask.wanted)}::int[],

@@ -74,7 +74,9 @@ export class MonthlyQuota {
    * One unit for this request (a key's, or a dashboard view's), or a 429 `rate_limit_exceeded`
    * (the account's quota, or the key's monthly cap); returns the quota headers.
    */
-  async take(viewer: Pick<ApiKeyViewer, 'accountId' | 'plan' | 'billingDay'> & Partial<Pick<ApiKeyViewer, 'keyId' | 'monthlyCap'>>): Promise<Record<string, string>> {
+  async take(
+    viewer: Pick<ApiKeyViewer, 'accountId' | 'plan' | 'billingDay'> & Partial<Pick<ApiKeyViewer, 'keyId' | 'monthlyCap'>>,
+  ): Promise<Record<string, string>> {
     const plan = PLAN_LIMITS[viewer.plan];
     const now = this.clock();
     const period = plan.resets ? this.periodOf(viewer.billingDay, now) : null;
@@ -246,9 +248,7 @@ function hand(batch: Waiter[], grant: Grant | null): void {
   const { start, granted, keyStart } = grant;
   // The grant stopped short at the cap when the key's count reached it before the account's did.
   const short: 'quota' | 'cap' = keyStart !== null && keyStart + granted >= batch[0]!.key!.cap && start + granted < batch[0]!.limit ? 'cap' : 'quota';
-  batch.forEach((waiter, i) =>
-    waiter.resolve(i < granted ? { count: start + i + 1, keyCount: keyStart === null ? null : keyStart + i + 1 } : { none: short }),
-  );
+  batch.forEach((waiter, i) => waiter.resolve(i < granted ? { count: start + i + 1, keyCount: keyStart === null ? null : keyStart + i + 1 } : { none: short }));
 }
 
 /** Both uncapped, or the same key with the same cap. */

@@ -120,7 +120,7 @@ builder.mutationFields((t) => ({
   restrictApiKey: t.field({
     type: ApiKeyRef,
     description:
-      "Changes the restrictions of the active key with this prefix: a restriction left out is kept, null removes it, `clear` removes them all first. Every process applies it before this returns.",
+      'Changes the restrictions of the active key with this prefix: a restriction left out is kept, null removes it, `clear` removes them all first. Every process applies it before this returns.',
     args: {
       prefix: t.arg({ type: 'Text', required: true }),
       restrictions: t.arg({ type: KeyRestrictionsInput }),

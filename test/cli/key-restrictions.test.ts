@@ -29,11 +29,27 @@ describe('cli key restrictions', () => {
   it('key create takes the flags and prints the restrictions; key restrict changes one and keeps the others', { timeout: 120_000 }, async () => {
     const created = succeeded(
       await runCli(
-        ['key', 'create', '--email', EMAIL, '--allowed-ips', '203.0.113.0/24, 2001:db8::/32', '--allowed-endpoints', 'latest,historical', '--monthly-cap', '100'],
+        [
+          'key',
+          'create',
+          '--email',
+          EMAIL,
+          '--allowed-ips',
+          '203.0.113.0/24, 2001:db8::/32',
+          '--allowed-endpoints',
+          'latest,historical',
+          '--monthly-cap',
+          '100',
+        ],
         store.env,
       ),
     );
-    expect(created.restrictions).toEqual({ allowedIps: ['203.0.113.0/24', '2001:db8::/32'], allowedEndpoints: ['latest', 'historical'], expiresOn: null, monthlyCap: 100 });
+    expect(created.restrictions).toEqual({
+      allowedIps: ['203.0.113.0/24', '2001:db8::/32'],
+      allowedEndpoints: ['latest', 'historical'],
+      expiresOn: null,
+      monthlyCap: 100,
+    });
     const { prefix, key } = created as { prefix: string; key: string };
     // the service is reached from this machine, outside the allowed ranges
     const refused = await service.get('/latest', key);
@@ -57,7 +73,9 @@ describe('cli key restrictions', () => {
 
   it('refuses a bad range, an unknown name, a cap above the quota and a past date, changing nothing', { timeout: 120_000 }, async () => {
     const { prefix } = succeeded(await runCli(['key', 'create', '--email', STARTER, '--expires-on', today()], store.env)) as { prefix: string };
-    expect(await refusal(['key', 'restrict', '--prefix', prefix, '--allowed-ips', '203.0.113.0/24,300.1.1.1'])).toMatch(/allowedIps: '300\.1\.1\.1' is not a CIDR range/);
+    expect(await refusal(['key', 'restrict', '--prefix', prefix, '--allowed-ips', '203.0.113.0/24,300.1.1.1'])).toMatch(
+      /allowedIps: '300\.1\.1\.1' is not a CIDR range/,
+    );
     expect(await refusal(['key', 'restrict', '--prefix', prefix, '--allowed-endpoints', 'latest,rates'])).toMatch(/'rates' is not an endpoint name/);
     expect(await refusal(['key', 'restrict', '--prefix', prefix, '--monthly-cap', '5001'])).toMatch(/more than the Starter plan's 5000/);
     expect(await refusal(['key', 'restrict', '--prefix', prefix, '--monthly-cap', 'lots'])).toMatch(/--monthly-cap must be a whole number/);

@@ -127,7 +127,8 @@ async function key(accountId: string, counts: { cap_used?: number; cap_period?: 
   return id;
 }
 
-const keyCountsOf = (id: string) => db.selectFrom('api_keys').select(['cap_used', 'cap_period', 'cap_free_used']).where('id', '=', id).executeTakeFirstOrThrow();
+const keyCountsOf = (id: string) =>
+  db.selectFrom('api_keys').select(['cap_used', 'cap_period', 'cap_free_used']).where('id', '=', id).executeTakeFirstOrThrow();
 
 describe("grantUnits with a key's monthly cap", () => {
   const period = { period: '2026-04-20' };

@@ -224,7 +224,10 @@ describe('operator commands', () => {
     expect(fits('query docs/operations/top-accounts.graphql --variables \'{"top":10}\'  # a comment')).toBeNull();
     expect(fits('account create --email a@example.com --plan free --create')).toBeNull();
     expect(fits('account create --email a@example.com --plan gold')).toBe('--plan gold is not one of free|starter|professional|business|enterprise');
-    expect(fits('key create')).toBe("--email is missing ('key create --email E')");
+    expect(fits('key create')).toMatch(/^--email is missing \('key create --email E \[--allowed-ips/);
+    expect(fits('key restrict --prefix bondi --clear')).toBeNull();
+    expect(fits('key restrict --prefix bondi --monthly-cap 10 --allowed-ips 203.0.113.0/24')).toBeNull();
+    expect(fits('key restrict --prefix bondi --everything')).toMatch(/takes no --everything/);
     expect(fits('sync a.xml b.xml')).toBe("2 arguments, 'sync [path-or-url]' takes 0–1");
     expect(fits('account delete --email a@example.com')).toBe("no command 'account delete'");
   });

@@ -1,4 +1,4 @@
-// Key restrictions (docs/decisions.md, "Key restrictions"): allowed addresses (IPv4 and IPv6, through
+// Key restrictions (docs/architecture.md, "Key restrictions"): allowed addresses (IPv4 and IPv6, through
 // a trusted proxy too), allowed endpoints, an expiry date and a monthly cap, alone and together;
 // checked right after the key (a restricted request with a bad parameter is 403), never counted; a
 // change keeps the other restrictions and clearing removes them all.

@@ -1,4 +1,4 @@
-// A key's restrictions on POST /mcp (docs/decisions.md, "Key restrictions"): `mcp` is the name of the
+// A key's restrictions on POST /mcp (docs/architecture.md, "Key restrictions"): `mcp` is the name of the
 // endpoint, so a key limited to other endpoints is refused there as on REST (403 key_restricted in
 // the envelope, before the protocol), an expired key is 401, and a key's monthly cap counts its tool
 // calls like its REST requests.
