@@ -415,10 +415,10 @@ function RestrictionsSummary({ restrictions: r }: { restrictions: KeyRestriction
 }
 
 /** The four restriction fields, for a new key or an existing one; empty fields are no restriction. */
-function RestrictionFields({ form, today }: { form: RestrictionsForm | undefined; today: string }) {
+function RestrictionFields({ form, today, legend }: { form: RestrictionsForm | undefined; today: string; legend: string }) {
   return (
     <fieldset class="stack">
-      <legend>Restrictions (optional)</legend>
+      <legend>{legend}</legend>
       <div>
         <label for="allowed-ips">Allowed IP ranges</label>
         <input id="allowed-ips" name="allowedIps" type="text" maxLength={2000} value={form?.allowedIps ?? ''} aria-describedby="allowed-ips-help" />
@@ -530,7 +530,7 @@ export function KeysPage({
               {blocked}
             </p>
           )}
-          {!blocked && <RestrictionFields form={form} today={data.today} />}
+          {!blocked && <RestrictionFields form={form} today={data.today} legend="Restrictions (optional)" />}
           <button type="submit" disabled={blocked !== null} aria-describedby={blocked ? 'generate-reason' : undefined}>
             Generate key
           </button>
@@ -638,7 +638,7 @@ export function RestrictKeyPage({
         <form method="post" action="/dashboard/keys/restrict" class="stack">
           <input type="hidden" name="csrf" value={frame.csrfToken} />
           <input type="hidden" name="id" value={keyToRestrict.id} />
-          <RestrictionFields form={form} today={today} />
+          <RestrictionFields form={form} today={today} legend="Restrictions" />
           <p class="actions">
             <button type="submit">Save restrictions</button> <a href="/dashboard/keys">Cancel</a>
           </p>
