@@ -5,7 +5,8 @@
 // in flight wait for the next statement and share it, whatever their accounts: that statement asks
 // each account for exactly as many units as its requests waiting and hands them out in order, so a
 // burst of requests, of one account or of many, costs one statement and one commit, and near the
-// end of a quota the same statement simply grants that account fewer units than asked. The way of a
+// end of a quota the same statement simply grants that account fewer units than asked. A key with a
+// monthly cap is held to it in the same statement, so the cap is as exact as the quota. The way of a
 // grant from the limits step to the account row: docs/architecture.md, "The quota".
 import { sql, type Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
