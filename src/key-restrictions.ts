@@ -56,8 +56,6 @@ export interface KeyRestrictions {
   monthlyCap: number | null;
 }
 
-export const NO_RESTRICTIONS: KeyRestrictions = { allowedIps: null, allowedEndpoints: null, expiresOn: null, monthlyCap: null };
-
 /** A key's restrictions ready for its requests: the ranges parsed once, when its record is read. */
 export interface CheckedRestrictions {
   ranges: readonly [IpAddress, number][] | null;

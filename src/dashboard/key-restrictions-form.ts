@@ -3,14 +3,8 @@
 // refuses is said in the form's words (its labels, not the API's field names).
 import { BadRequestError } from '../errors.js';
 import { isValidIsoDate } from '../domain/calendar.js';
+import type { RestrictionsChange } from '../schema/key-restrictions.js';
 import type { RestrictionsForm } from './pages.js';
-
-export interface RestrictionsChange {
-  allowedIps: string[] | null;
-  allowedEndpoints: string[] | null;
-  expiresOn: string | null;
-  monthlyCap: number | null;
-}
 
 /** What the form sent, kept to show again (cut to what its fields hold). */
 export function sentRestrictions(form: URLSearchParams): RestrictionsForm {

@@ -19,8 +19,8 @@ export const KeyRestrictionsInput = builder.inputType('KeyRestrictionsInput', {
 });
 
 export type RestrictionsChange = {
-  allowedIps?: readonly string[] | null | undefined;
-  allowedEndpoints?: readonly string[] | null | undefined;
+  allowedIps?: string[] | null | undefined;
+  allowedEndpoints?: string[] | null | undefined;
   expiresOn?: string | null | undefined;
   monthlyCap?: number | null | undefined;
 };
