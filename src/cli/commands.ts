@@ -230,6 +230,7 @@ export const commands: Record<string, Command> = {
   'account suspend': (client, args) => setStatus(client, args, 'suspended'),
   'account unsuspend': (client, args) => setStatus(client, args, 'active'),
   'key create': async (client, args) => {
+    if (args.options.clear) throw new OperatorError('--clear is for key restrict: a new key has no restrictions to remove');
     const { createApiKey } = await client.run(CREATE_KEY, { email: option(args, 'email'), restrictions: restrictionsOption(args) });
     const { prefix, id, restrictions } = createApiKey.apiKey;
     return { key: createApiKey.key, prefix, id, restrictions };

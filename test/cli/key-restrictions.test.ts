@@ -84,6 +84,7 @@ describe('cli key restrictions', () => {
     expect(await refusal(['key', 'restrict', '--prefix', prefix])).toMatch(/--clear or at least one/);
     expect(await refusal(['key', 'restrict', '--prefix', 'nosuchsuburb', '--clear'])).toBe('No active API key with prefix nosuchsuburb');
     expect(await refusal(['key', 'create', '--email', STARTER, '--allowed-endpoints', 'everything'])).toMatch(/'everything' is not an endpoint name/);
+    expect(await refusal(['key', 'create', '--email', STARTER, '--clear'])).toMatch(/--clear is for key restrict/);
     // nothing changed: the key still has its expiry and nothing else
     const kept = succeeded(await runCli(['key', 'restrict', '--prefix', prefix, '--monthly-cap', '5000'], store.env));
     expect(kept.restrictions).toEqual({ allowedIps: null, allowedEndpoints: null, expiresOn: today(), monthlyCap: 5000 });
