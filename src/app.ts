@@ -64,7 +64,8 @@ export function createServices(
   config: Config,
   options: { clock?: () => Date; webhookNetwork?: WebhookNetwork; metrics?: ServiceMetrics; logger?: Logger; mailer?: Mailer } = {},
 ) {
-  const keys = new KeyAuthenticator(db);
+  const clock = options.clock ?? (() => new Date());
+  const keys = new KeyAuthenticator(db, clock);
   const rateHistory = new RateHistoryStore(db);
   changes.subscribe((channel) => (channel === 'keys_changed' ? keys.clear() : rateHistory.invalidate()));
   const policy: TargetPolicy = {
@@ -75,7 +76,7 @@ export function createServices(
   const services: Services = {
     db,
     rateHistory,
-    clock: options.clock ?? (() => new Date()),
+    clock,
     version: VERSION,
     changes,
     rbaSources: { rss: config.RBA_RSS_URL, csv: config.RBA_CSV_URL, history: config.RBA_HISTORY_URLS },

@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'invalid_api_key'
   | 'account_suspended'
   | 'plan_restricted'
+  | 'key_restricted'
   | 'forbidden'
   | 'key_limit_reached'
   | 'webhooks_not_available'
@@ -81,6 +82,10 @@ export class QueryTimeoutError extends DomainError {
 /** A request outside the plan's history or time-series window (D13 in docs/decisions.md). */
 export class PlanRestrictedError extends DomainError {
   readonly code = 'plan_restricted';
+}
+/** A request outside its key's restrictions (the addresses or endpoints the account allowed it). */
+export class KeyRestrictedError extends DomainError {
+  readonly code = 'key_restricted';
 }
 /** Webhook subscriptions on a plan without them (Free, Starter). */
 export class WebhooksNotAvailableError extends DomainError {

@@ -1251,7 +1251,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: `plan_restricted`, `https_required` */
+            /** @description Refused: `plan_restricted`, `https_required`, `key_restricted` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1265,7 +1265,7 @@ export interface operations {
                             /** @constant */
                             code: 403;
                             /** @enum {string} */
-                            type: "plan_restricted" | "https_required";
+                            type: "plan_restricted" | "https_required" | "key_restricted";
                             /** @description for people to read */
                             info: string;
                         };
@@ -1422,7 +1422,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: `https_required` */
+            /** @description Refused: `https_required`, `key_restricted` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1436,7 +1436,7 @@ export interface operations {
                             /** @constant */
                             code: 403;
                             /** @enum {string} */
-                            type: "https_required";
+                            type: "https_required" | "key_restricted";
                             /** @description for people to read */
                             info: string;
                         };
@@ -1586,7 +1586,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: `https_required` */
+            /** @description Refused: `https_required`, `key_restricted` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1600,7 +1600,7 @@ export interface operations {
                             /** @constant */
                             code: 403;
                             /** @enum {string} */
-                            type: "https_required";
+                            type: "https_required" | "key_restricted";
                             /** @description for people to read */
                             info: string;
                         };
@@ -1798,7 +1798,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: `plan_restricted`, `https_required` */
+            /** @description Refused: `plan_restricted`, `https_required`, `key_restricted` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1812,7 +1812,7 @@ export interface operations {
                             /** @constant */
                             code: 403;
                             /** @enum {string} */
-                            type: "plan_restricted" | "https_required";
+                            type: "plan_restricted" | "https_required" | "key_restricted";
                             /** @description for people to read */
                             info: string;
                         };
@@ -2015,7 +2015,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: `plan_restricted`, `https_required` */
+            /** @description Refused: `plan_restricted`, `https_required`, `key_restricted` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2029,7 +2029,7 @@ export interface operations {
                             /** @constant */
                             code: 403;
                             /** @enum {string} */
-                            type: "plan_restricted" | "https_required";
+                            type: "plan_restricted" | "https_required" | "key_restricted";
                             /** @description for people to read */
                             info: string;
                         };
@@ -2221,7 +2221,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: `plan_restricted`, `https_required` */
+            /** @description Refused: `plan_restricted`, `https_required`, `key_restricted` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2235,7 +2235,7 @@ export interface operations {
                             /** @constant */
                             code: 403;
                             /** @enum {string} */
-                            type: "plan_restricted" | "https_required";
+                            type: "plan_restricted" | "https_required" | "key_restricted";
                             /** @description for people to read */
                             info: string;
                         };
@@ -2414,7 +2414,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: `plan_restricted`, `https_required` */
+            /** @description Refused: `plan_restricted`, `https_required`, `key_restricted` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2428,7 +2428,7 @@ export interface operations {
                             /** @constant */
                             code: 403;
                             /** @enum {string} */
-                            type: "plan_restricted" | "https_required";
+                            type: "plan_restricted" | "https_required" | "key_restricted";
                             /** @description for people to read */
                             info: string;
                         };
@@ -2598,7 +2598,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: `https_required` */
+            /** @description Refused: `https_required`, `key_restricted` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2612,7 +2612,7 @@ export interface operations {
                             /** @constant */
                             code: 403;
                             /** @enum {string} */
-                            type: "https_required";
+                            type: "https_required" | "key_restricted";
                             /** @description for people to read */
                             info: string;
                         };
@@ -2745,7 +2745,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: `webhooks_not_available`, `subscription_limit_reached`, `https_required` */
+            /** @description Refused: `webhooks_not_available`, `subscription_limit_reached`, `https_required`, `key_restricted` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2759,7 +2759,7 @@ export interface operations {
                             /** @constant */
                             code: 403;
                             /** @enum {string} */
-                            type: "webhooks_not_available" | "subscription_limit_reached" | "https_required";
+                            type: "webhooks_not_available" | "subscription_limit_reached" | "https_required" | "key_restricted";
                             /** @description for people to read */
                             info: string;
                         };
@@ -2864,7 +2864,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: `https_required` */
+            /** @description Refused: `https_required`, `key_restricted` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2878,7 +2878,7 @@ export interface operations {
                             /** @constant */
                             code: 403;
                             /** @enum {string} */
-                            type: "https_required";
+                            type: "https_required" | "key_restricted";
                             /** @description for people to read */
                             info: string;
                         };
@@ -3028,7 +3028,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: `webhooks_not_available`, `https_required` */
+            /** @description Refused: `webhooks_not_available`, `https_required`, `key_restricted` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3042,7 +3042,7 @@ export interface operations {
                             /** @constant */
                             code: 403;
                             /** @enum {string} */
-                            type: "webhooks_not_available" | "https_required";
+                            type: "webhooks_not_available" | "https_required" | "key_restricted";
                             /** @description for people to read */
                             info: string;
                         };
@@ -3169,7 +3169,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: `webhooks_not_available`, `https_required` */
+            /** @description Refused: `webhooks_not_available`, `https_required`, `key_restricted` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3183,7 +3183,7 @@ export interface operations {
                             /** @constant */
                             code: 403;
                             /** @enum {string} */
-                            type: "webhooks_not_available" | "https_required";
+                            type: "webhooks_not_available" | "https_required" | "key_restricted";
                             /** @description for people to read */
                             info: string;
                         };
@@ -3344,7 +3344,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: `https_required` */
+            /** @description Refused: `https_required`, `key_restricted` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3358,7 +3358,7 @@ export interface operations {
                             /** @constant */
                             code: 403;
                             /** @enum {string} */
-                            type: "https_required";
+                            type: "https_required" | "key_restricted";
                             /** @description for people to read */
                             info: string;
                         };
@@ -3506,7 +3506,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: `webhooks_not_available`, `https_required` */
+            /** @description Refused: `webhooks_not_available`, `https_required`, `key_restricted` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3520,7 +3520,7 @@ export interface operations {
                             /** @constant */
                             code: 403;
                             /** @enum {string} */
-                            type: "webhooks_not_available" | "https_required";
+                            type: "webhooks_not_available" | "https_required" | "key_restricted";
                             /** @description for people to read */
                             info: string;
                         };
@@ -3706,7 +3706,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: `plan_restricted`, `https_required` */
+            /** @description Refused: `plan_restricted`, `https_required`, `key_restricted` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3720,7 +3720,7 @@ export interface operations {
                             /** @constant */
                             code: 403;
                             /** @enum {string} */
-                            type: "plan_restricted" | "https_required";
+                            type: "plan_restricted" | "https_required" | "key_restricted";
                             /** @description for people to read */
                             info: string;
                         };

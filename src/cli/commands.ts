@@ -8,15 +8,45 @@ import { isUrl, readSource } from '../jobs/read-source.js';
 
 export interface CommandArgs {
   positionals: string[];
-  options: { email?: string; plan?: string; prefix?: string; variables?: string };
+  options: {
+    email?: string;
+    plan?: string;
+    prefix?: string;
+    variables?: string;
+    'allowed-ips'?: string;
+    'allowed-endpoints'?: string;
+    'expires-on'?: string;
+    'monthly-cap'?: string;
+    clear?: boolean;
+  };
 }
 
 type Command = (client: OperatorClient, args: CommandArgs) => Promise<object>;
 
-function option(args: CommandArgs, name: keyof CommandArgs['options']): string {
+function option(args: CommandArgs, name: 'email' | 'plan' | 'prefix'): string {
   const value = args.options[name];
   if (!value) throw new OperatorError(`--${name} is required`);
   return value;
+}
+
+/** A comma-separated list, blanks around each entry dropped. */
+const list = (text: string) => text.split(',').map((entry) => entry.trim());
+
+/**
+ * The restriction flags as the schema's KeyRestrictionsInput: only those given, so a change keeps
+ * the others. The service checks the values (a bad range, an unknown name, a past date, a cap above
+ * the plan's quota) and refuses them.
+ */
+function restrictionsOption(args: CommandArgs) {
+  const { options } = args;
+  const cap = options['monthly-cap'];
+  if (cap !== undefined && !/^\d{1,9}$/.test(cap)) throw new OperatorError(`--monthly-cap must be a whole number of requests (got ${cap})`);
+  return {
+    ...(options['allowed-ips'] !== undefined ? { allowedIps: list(options['allowed-ips']) } : {}),
+    ...(options['allowed-endpoints'] !== undefined ? { allowedEndpoints: list(options['allowed-endpoints']) } : {}),
+    ...(options['expires-on'] !== undefined ? { expiresOn: options['expires-on'] } : {}),
+    ...(cap !== undefined ? { monthlyCap: Number(cap) } : {}),
+  };
 }
 
 /** `--plan`, refused here when it names no plan (the schema's Plan enum would refuse it too). */
@@ -75,12 +105,33 @@ const SET_PLAN = graphql(`
   }
 `);
 const CREATE_KEY = graphql(`
-  mutation Key($email: EmailAddress!) {
-    createApiKey(email: $email) {
+  mutation Key($email: EmailAddress!, $restrictions: KeyRestrictionsInput) {
+    createApiKey(email: $email, restrictions: $restrictions) {
       key
       apiKey {
         id
         prefix
+        restrictions {
+          allowedIps
+          allowedEndpoints
+          expiresOn
+          monthlyCap
+        }
+      }
+    }
+  }
+`);
+const RESTRICT_KEY = graphql(`
+  mutation Restrict($prefix: Text!, $restrictions: KeyRestrictionsInput, $clear: Boolean) {
+    restrictApiKey(prefix: $prefix, restrictions: $restrictions, clear: $clear) {
+      id
+      prefix
+      status
+      restrictions {
+        allowedIps
+        allowedEndpoints
+        expiresOn
+        monthlyCap
       }
     }
   }
@@ -179,8 +230,19 @@ export const commands: Record<string, Command> = {
   'account suspend': (client, args) => setStatus(client, args, 'suspended'),
   'account unsuspend': (client, args) => setStatus(client, args, 'active'),
   'key create': async (client, args) => {
-    const { createApiKey } = await client.run(CREATE_KEY, { email: option(args, 'email') });
-    return { key: createApiKey.key, prefix: createApiKey.apiKey.prefix, id: createApiKey.apiKey.id };
+    if (args.options.clear) throw new OperatorError('--clear is for key restrict: a new key has no restrictions to remove');
+    const { createApiKey } = await client.run(CREATE_KEY, { email: option(args, 'email'), restrictions: restrictionsOption(args) });
+    const { prefix, id, restrictions } = createApiKey.apiKey;
+    return { key: createApiKey.key, prefix, id, restrictions };
+  },
+  'key restrict': async (client, args) => {
+    const restrictions = restrictionsOption(args);
+    const clear = args.options.clear ?? false;
+    if (!clear && Object.keys(restrictions).length === 0) {
+      throw new OperatorError('key restrict needs --clear or at least one of --allowed-ips, --allowed-endpoints, --expires-on, --monthly-cap');
+    }
+    const { restrictApiKey } = await client.run(RESTRICT_KEY, { prefix: option(args, 'prefix'), restrictions, clear });
+    return restrictApiKey;
   },
   'key revoke': async (client, args) => {
     const { revokeApiKey } = await client.run(REVOKE_KEY, { prefix: option(args, 'prefix') });

@@ -14,9 +14,12 @@ const USAGE = `usage: npm run --silent cli -- <command> [--create]
   account plan --email E --plan P
   account suspend --email E
   account unsuspend --email E
-  key create --email E
+  key create --email E [--allowed-ips CIDR,CIDR] [--allowed-endpoints latest,historical,...] [--expires-on YYYY-MM-DD] [--monthly-cap N]
+  key restrict --prefix P [--allowed-ips CIDR,CIDR] [--allowed-endpoints latest,historical,...] [--expires-on YYYY-MM-DD] [--monthly-cap N] [--clear]
   key revoke --prefix P
   query <file.graphql> [--variables JSON]
+Key restrictions: endpoint names are latest, historical, timeseries, convert, fluctuation, averages,
+webhooks, alerts, mcp; key restrict keeps the restrictions it is not given, and --clear removes them all.
 Beside a running service (service.json in DATA_DIR) a command goes through its internal endpoint.
 Without one it opens the store itself and says which on stderr; it opens an embedded database
 that is not there yet only for import, or with --create.`;
@@ -50,6 +53,11 @@ async function main(): Promise<number> {
         plan: { type: 'string' },
         prefix: { type: 'string' },
         variables: { type: 'string' },
+        'allowed-ips': { type: 'string' },
+        'allowed-endpoints': { type: 'string' },
+        'expires-on': { type: 'string' },
+        'monthly-cap': { type: 'string' },
+        clear: { type: 'boolean' },
         create: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },

@@ -30,11 +30,15 @@ import {
   renderPage,
   KeysPage,
   RevokeKeyPage,
+  RestrictKeyPage,
+  restrictionsForm,
   type KeysData,
+  type RestrictionsForm,
   type PageAssets,
   type SignedInFrame,
 } from './pages.js';
 import { parseCurrencyList } from './currency-list.js';
+import { inFormWords, restrictionsChange, sentRestrictions } from './key-restrictions-form.js';
 import { UsagePage, type UsageData } from './usage-page.js';
 import { PlanPage, type PlanChangeContact } from './plan-page.js';
 import { Reports, type RunAverages } from './reports.js';
@@ -156,9 +160,14 @@ const DOCUMENTS = {
       }
     }
   `),
-  keys: graphql('query { sessionAccount { email status planLimits { name apiKeys } apiKeys { id prefix lastFour status createdAt lastUsedOn } } }'),
+  keys: graphql(
+    'query { sessionAccount { email status planLimits { name apiKeys } apiKeys { id prefix lastFour status createdAt lastUsedOn restrictions { allowedIps allowedEndpoints expiresOn monthlyCap capUsed } } } }',
+  ),
   plan: graphql('query { sessionAccount { email status plan } }'),
-  createKey: graphql('mutation { createSessionApiKey { key } }'),
+  createKey: graphql('mutation($restrictions: KeyRestrictionsInput) { createSessionApiKey(restrictions: $restrictions) { key } }'),
+  restrictKey: graphql(
+    'mutation($id: Text!, $restrictions: KeyRestrictionsInput, $clear: Boolean) { restrictSessionApiKey(id: $id, restrictions: $restrictions, clear: $clear) { id } }',
+  ),
   revokeKey: graphql('mutation($id: Text!) { revokeSessionApiKey(id: $id) { id } }'),
   usage: graphql(
     `
@@ -351,12 +360,21 @@ export function dashboardPlaces({ schema, services, logger, planChange }: Dashbo
 
   async function keysOf(session: SessionViewer): Promise<KeysData & { account: Pick<Account, 'email' | 'status'> }> {
     const { sessionAccount: account } = await run('keys', {}, session);
-    return { account, planName: account.planLimits.name, keyLimit: account.planLimits.apiKeys, keys: account.apiKeys };
+    const today = services.clock().toISOString().slice(0, 10);
+    return { account, planName: account.planLimits.name, keyLimit: account.planLimits.apiKeys, keys: account.apiKeys, today };
   }
 
-  async function keysPage(req: DashboardRequest, session: SessionViewer, created?: string): Promise<VNode> {
+  async function keysPage(req: DashboardRequest, session: SessionViewer, extra: { created?: string; form?: RestrictionsForm } = {}): Promise<VNode> {
     const data = await keysOf(session);
-    return KeysPage({ assets: ASSETS, frame: frameOf(req, data.account, 'keys'), data, ...(created ? { created } : {}) });
+    return KeysPage({ assets: ASSETS, frame: frameOf(req, data.account, 'keys'), data, ...extra });
+  }
+
+  /** An active key of the account, for its restrictions page; 404 otherwise. */
+  async function activeKeyOf(session: SessionViewer, id: string | null) {
+    const data = await keysOf(session);
+    const key = data.keys.find((k) => k.id === id && k.status === 'active');
+    if (!key) throw new NotFoundError('This account has no active key with that id.');
+    return { ...data, key };
   }
 
   async function usagePage(req: DashboardRequest, session: SessionViewer): Promise<VNode> {
@@ -462,8 +480,40 @@ export function dashboardPlaces({ schema, services, logger, planChange }: Dashbo
         if (before.keyLimit === 1 && active > 0 && form.get('confirm') !== 'yes') {
           throw new BadRequestError('Tick the box confirming that your current key stops working at once, then generate again.');
         }
-        const { createSessionApiKey } = await run('createKey', {}, session);
-        return page(200, await keysPage(req, session, createSessionApiKey.key));
+        const sent = sentRestrictions(form);
+        try {
+          const { createSessionApiKey } = await run('createKey', { restrictions: restrictionsChange(sent) }, session);
+          return page(200, await keysPage(req, session, { created: createSessionApiKey.key }));
+        } catch (error) {
+          if (!(error instanceof BadRequestError)) throw error;
+          return page(400, await keysPage(req, session, { form: { ...sent, error: inFormWords(error.message) } }));
+        }
+      },
+    },
+    '/dashboard/keys/restrict': {
+      GET: async (req) => {
+        const session = signedIn(req);
+        const { account, key, today } = await activeKeyOf(session, req.url.searchParams.get('id'));
+        const form = restrictionsForm(key.restrictions);
+        return page(200, RestrictKeyPage({ assets: ASSETS, frame: frameOf(req, account, 'keys'), keyToRestrict: key, today, form }));
+      },
+      POST: async (req) => {
+        const { session, form } = await signedInForm(req);
+        const id = form.get('id') ?? '';
+        if (form.get('clear') === 'yes') {
+          await run('restrictKey', { id, clear: true }, session);
+          return redirect('/dashboard/keys');
+        }
+        const sent = sentRestrictions(form);
+        try {
+          await run('restrictKey', { id, restrictions: restrictionsChange(sent) }, session);
+        } catch (error) {
+          if (!(error instanceof BadRequestError)) throw error;
+          const { account, key, today } = await activeKeyOf(session, id);
+          const shown = { ...sent, error: inFormWords(error.message) };
+          return page(400, RestrictKeyPage({ assets: ASSETS, frame: frameOf(req, account, 'keys'), keyToRestrict: key, today, form: shown }));
+        }
+        return redirect('/dashboard/keys');
       },
     },
     '/dashboard/keys/revoke': {

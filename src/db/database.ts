@@ -84,6 +84,19 @@ export interface ApiKeysTable {
   status: ColumnType<KeyStatus, KeyStatus | undefined, KeyStatus>;
   created_at: CreatedAt;
   revoked_at: ColumnType<Date | null, never, Date>;
+  /** CIDR ranges the key may be used from (null: anywhere) */
+  allowed_ips: string[] | null;
+  /** the endpoint names the key may call (null: every one) */
+  allowed_endpoints: string[] | null;
+  /** 'YYYY-MM-DD': from 00:00 UTC that day the key is refused (null: never) */
+  expires_on: ColumnType<string | null, string | null, string | null>;
+  /** at most this many of the account's units a period (null: no cap) */
+  monthly_cap: number | null;
+  /** the key's units in `cap_period`, counted while it has a cap */
+  cap_used: ColumnType<number, never, number>;
+  cap_period: ColumnType<string | null, never, string | null>;
+  /** the key's units of Free's one-time allowance, counted while it has a cap */
+  cap_free_used: ColumnType<number, never, number>;
 }
 
 export interface UsageDailyTable {

@@ -20,14 +20,23 @@ export interface Grant {
   countedIn: string | null;
   /** the transaction that took them (pg_current_xact_id), by which the database can say later whether it committed */
   transaction: string;
+  /** the capped key's count before the grant (it took the same units); null for an ask without a cap */
+  keyStart: number | null;
+  /** the capped key whose count took the units too */
+  keyId: string | null;
 }
 
-/** What one account's waiting requests ask of a grant: `wanted` units of its count, up to `limit`. */
+/**
+ * What one account's waiting requests ask of a grant: `wanted` units of its count, up to `limit`;
+ * for requests of a capped key, also at most what is left of the key's `cap`.
+ */
 export interface GrantAsk {
   accountId: string;
   count: QuotaCount;
   limit: number;
   wanted: number;
+  /** absent or null: no cap */
+  key?: { id: string; cap: number } | null;
 }
 
 /**
@@ -45,8 +54,8 @@ const SENT_AHEAD: Record<SentWith, RawBuilder<unknown>> = {
 };
 
 /**
- * Grants each ask up to `wanted` units (fewer when fewer are left) of its account's count, every
- * ask in one call of `grant_units` (migration 0016), so the count is exact however many requests
+ * Grants each ask up to `wanted` units (fewer when fewer are left) of its account's count, and of
+ * its capped key's, every ask in one call of `grant_units` (migration 0018), so the count is exact however many requests
  * and processes race, and the requests of many accounts share one statement and one commit. One
  * grant per ask, in the asks' order; null for an account that is gone. The asks name distinct
  * accounts.
@@ -57,14 +66,31 @@ export async function grantUnits(db: Kysely<Database>, asks: readonly GrantAsk[]
   // parameters costs PGlite much less work (src/db/connect.ts), and this is the statement of every
   // keyed request; it is also what lets it share a round trip with `commit; begin;`.
   const array = (value: (ask: GrantAsk) => string | number | null) => sql`array[${sql.join(asks.map((ask) => sql.lit(value(ask))))}]`;
-  const { rows } = await sql<{ ask_position: number; start: number; granted: number; counted_in: string | null; transaction: string }>`
-    ${SENT_AHEAD[sentWith]} select g.ask_position, g.start, g.granted, g.counted_in, pg_current_xact_id()::text as transaction
+  const { rows } = await sql<{
+    ask_position: number;
+    start: number;
+    granted: number;
+    counted_in: string | null;
+    key_start: number | null;
+    transaction: string;
+  }>`
+    ${SENT_AHEAD[sentWith]} select g.ask_position, g.start, g.granted, g.counted_in, g.key_start, pg_current_xact_id()::text as transaction
     from grant_units(${array((ask) => ask.accountId)}::uuid[], ${array((ask) => ask.count.period)}::date[],
-                     ${array((ask) => ask.limit)}::int[], ${array((ask) => ask.wanted)}::int[]) g`.execute(db);
+                     ${array((ask) => ask.limit)}::int[], ${array((ask) => ask.wanted)}::int[],
+                     ${array((ask) => ask.key?.id ?? null)}::uuid[], ${array((ask) => ask.key?.cap ?? null)}::int[]) g`.execute(db);
   // An account that is gone has no row.
   const grants: (Grant | null)[] = new Array<Grant | null>(asks.length).fill(null);
   for (const row of rows) {
-    grants[Number(row.ask_position) - 1] = { start: Number(row.start), granted: Number(row.granted), countedIn: row.counted_in, transaction: row.transaction };
+    const position = Number(row.ask_position) - 1;
+    const keyStart = row.key_start === null ? null : Number(row.key_start);
+    grants[position] = {
+      start: Number(row.start),
+      granted: Number(row.granted),
+      countedIn: row.counted_in,
+      transaction: row.transaction,
+      keyStart,
+      keyId: keyStart === null ? null : asks[position]!.key!.id,
+    };
   }
   return grants;
 }
@@ -79,7 +105,7 @@ export type UnansweredGrantOutcome =
   | 'in progress';
 
 /**
- * Gives back the account's units of `grant` if its transaction committed, at most once however
+ * Gives back the account's units of `grant` (and its capped key's) if its transaction committed, at most once however
  * often it is asked (the refund is recorded under the grant's transaction and the account in the
  * same statement), so a refund whose own answer is lost can simply be asked again. A count that
  * has moved to a newer period since is left alone: the units were taken from a period that is over.
@@ -102,6 +128,14 @@ export async function refundIfCommitted(db: Kysely<Database>, accountId: string,
       from recorded r
       where a.id = r.account_id and (r.period is null or a.quota_period = r.period)
       returning a.id
+    ),
+    key_refunded as (
+      update api_keys k set
+        cap_free_used = case when r.period is null then greatest(k.cap_free_used - r.units, 0) else k.cap_free_used end,
+        cap_used = case when r.period is null then k.cap_used else greatest(k.cap_used - r.units, 0) end
+      from recorded r
+      where k.id = ${grant.keyId}::uuid and (r.period is null or k.cap_period = r.period)
+      returning k.id
     )
     select status from grant_status`.execute(db);
   const status = rows[0]?.status ?? null;

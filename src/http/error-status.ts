@@ -17,6 +17,7 @@ export const ERROR_STATUS: Readonly<Record<RefusalCode, number>> = {
   account_suspended: 401,
   sign_in_required: 401,
   plan_restricted: 403,
+  key_restricted: 403,
   https_required: 403,
   forbidden: 403,
   key_limit_reached: 403,

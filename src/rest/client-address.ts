@@ -33,6 +33,8 @@ function isTrusted(address: IpAddress, proxies: TrustedProxies): boolean {
 export interface Peer {
   /** the client's address as the rate limiter counts it */
   client: string;
+  /** the client's own address, whole (a key's allowed addresses are matched against it) */
+  address: IpAddress;
   /** the socket's peer is this machine */
   socketLoopback: boolean;
   /** the request came through a trusted proxy */
@@ -60,5 +62,5 @@ export function identifyPeer(socketAddress: string | undefined, forwardedFor: st
           .map((p) => p.toString(16))
           .join(':')}::/64`
       : client.toString();
-  return { client: key, socketLoopback: socket.range() === 'loopback', viaTrustedProxy };
+  return { client: key, address: client, socketLoopback: socket.range() === 'loopback', viaTrustedProxy };
 }

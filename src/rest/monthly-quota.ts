@@ -5,7 +5,8 @@
 // in flight wait for the next statement and share it, whatever their accounts: that statement asks
 // each account for exactly as many units as its requests waiting and hands them out in order, so a
 // burst of requests, of one account or of many, costs one statement and one commit, and near the
-// end of a quota the same statement simply grants that account fewer units than asked. The way of a
+// end of a quota the same statement simply grants that account fewer units than asked. A key with a
+// monthly cap is held to it in the same statement, so the cap is as exact as the quota. The way of a
 // grant from the limits step to the account row: docs/architecture.md, "The quota".
 import { sql, type Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
@@ -20,12 +21,19 @@ import { RateLimitedError } from '../http/http-errors.js';
 import type { ApiKeyViewer } from '../schema/context.js';
 import { UnansweredGrants } from './unanswered-grants.js';
 
-/** A request waiting for a unit of its account's count. */
+/**
+ * What a request was granted: its account's count with its unit (and its capped key's), or which
+ * count had none left for it.
+ */
+type Granted = { count: number; keyCount: number | null } | { none: 'quota' | 'cap' };
+
+/** A request waiting for a unit of its account's count (and of its key's, when the key is capped). */
 interface Waiter {
   accountId: string;
   count: QuotaCount;
   limit: number;
-  resolve(countAfter: number | null): void;
+  key: { id: string; cap: number } | null;
+  resolve(granted: Granted): void;
   reject(error: unknown): void;
 }
 
@@ -63,8 +71,13 @@ export class MonthlyQuota {
     this.unanswered = new UnansweredGrants(db, options.logger);
   }
 
-  /** One unit for this request (a key's, or a dashboard view's), or a 429 `rate_limit_exceeded`; returns the quota headers. */
-  async take(viewer: Pick<ApiKeyViewer, 'accountId' | 'plan' | 'billingDay'>): Promise<Record<string, string>> {
+  /**
+   * One unit for this request (a key's, or a dashboard view's), or a 429 `rate_limit_exceeded`
+   * (the account's quota, or the key's monthly cap); returns the quota headers.
+   */
+  async take(
+    viewer: Pick<ApiKeyViewer, 'accountId' | 'plan' | 'billingDay'> & Partial<Pick<ApiKeyViewer, 'keyId' | 'monthlyCap'>>,
+  ): Promise<Record<string, string>> {
     const plan = PLAN_LIMITS[viewer.plan];
     const now = this.clock();
     const period = plan.resets ? this.periodOf(viewer.billingDay, now) : null;
@@ -72,18 +85,17 @@ export class MonthlyQuota {
     const headers: Record<string, string> = { 'X-RateLimit-Limit-Monthly': String(limit) };
     if (period) headers['X-RateLimit-Reset'] = period.resetsAtText;
 
-    const count = await this.unit(viewer.accountId, { period: period?.start ?? null }, limit);
-    if (count === null) {
+    const cap = viewer.monthlyCap ?? null;
+    const key = cap !== null && viewer.keyId !== undefined ? { id: viewer.keyId, cap } : null;
+    const granted = await this.unit(viewer.accountId, { period: period?.start ?? null }, limit, key);
+    if ('none' in granted) {
       headers['X-RateLimit-Remaining-Monthly'] = '0';
       if (period) headers['Retry-After'] = String(secondsUntil(period.resetsAt, now));
-      throw new RateLimitedError(
-        period
-          ? `Monthly quota of ${limit} requests for the ${plan.name} plan exceeded; it resets on the next billing cycle (${period.resetsAt.toISOString()})`
-          : `The ${plan.name} plan's one-time allowance of ${limit} requests is used up; it does not reset: upgrade to a paid plan to continue`,
-        headers,
-      );
+      throw new RateLimitedError(granted.none === 'cap' ? capReached(cap!, period) : quotaUsedUp(plan.name, limit, period), headers);
     }
-    headers['X-RateLimit-Remaining-Monthly'] = String(Math.max(0, limit - count));
+    // A capped key has left what is left of both counts.
+    const left = limit - granted.count;
+    headers['X-RateLimit-Remaining-Monthly'] = String(Math.max(0, granted.keyCount === null ? left : Math.min(left, cap! - granted.keyCount)));
     return headers;
   }
 
@@ -104,9 +116,9 @@ export class MonthlyQuota {
     return period;
   }
 
-  /** The count with this request's unit, or null when none is left. */
-  private unit(accountId: string, count: QuotaCount, limit: number): Promise<number | null> {
-    const waiting = new Promise<number | null>((resolve, reject) => this.waiting.push({ accountId, count, limit, resolve, reject }));
+  /** The counts with this request's unit, or which had none left. */
+  private unit(accountId: string, count: QuotaCount, limit: number, key: Waiter['key']): Promise<Granted> {
+    const waiting = new Promise<Granted>((resolve, reject) => this.waiting.push({ accountId, count, limit, key, resolve, reject }));
     if (!this.granting) {
       this.granting = true;
       // The statement goes out once the requests read in this turn of the event loop and the next
@@ -121,17 +133,22 @@ export class MonthlyQuota {
 
   /**
    * The waiting requests as the asks of one grant, an ask per account. An account's requests for
-   * another count or limit than its first (its plan or period changed meanwhile) wait for the next
-   * grant: a statement asks each account once.
+   * another count, limit or capped key than its first (its plan or period changed meanwhile, or
+   * another of its keys has a cap) wait for the next grant: a statement asks each account once.
    */
   private nextAsks(): Ask[] {
     const asks = new Map<string, Ask>();
     const later: Waiter[] = [];
     for (const waiter of this.waiting) {
       const ask = asks.get(waiter.accountId);
-      if (!ask) asks.set(waiter.accountId, { accountId: waiter.accountId, count: waiter.count, limit: waiter.limit, wanted: 1, waiters: [waiter] });
-      else if (ask.limit === waiter.limit && ask.count.period === waiter.count.period) ask.wanted = ask.waiters.push(waiter);
-      else later.push(waiter);
+      if (!ask) {
+        const { accountId, count, limit, key } = waiter;
+        asks.set(accountId, { accountId, count, limit, key, wanted: 1, waiters: [waiter] });
+      } else if (ask.limit === waiter.limit && ask.count.period === waiter.count.period && sameKey(ask.key ?? null, waiter.key)) {
+        ask.wanted = ask.waiters.push(waiter);
+      } else {
+        later.push(waiter);
+      }
     }
     this.waiting = later;
     return [...asks.values()];
@@ -225,12 +242,30 @@ function handAll(asks: readonly Ask[], grants: readonly (Grant | null)[]): void 
   asks.forEach((ask, i) => hand(ask.waiters, grants[i] ?? null));
 }
 
-/** Units to the requests of a batch in order (null: none left for it), or their error when the account is gone. */
+/** Units to the requests of a batch in order (none left: which count ran out), or their error when the account is gone. */
 function hand(batch: Waiter[], grant: Grant | null): void {
   if (!grant) {
     const error = new InvalidApiKeyError('Invalid API key: its account no longer exists');
     for (const waiter of batch) waiter.reject(error);
     return;
   }
-  batch.forEach((waiter, i) => waiter.resolve(i < grant.granted ? grant.start + i + 1 : null));
+  const { start, granted, keyStart } = grant;
+  // The grant stopped short at the cap when the key's count reached it before the account's did.
+  const short: 'quota' | 'cap' = keyStart !== null && keyStart + granted >= batch[0]!.key!.cap && start + granted < batch[0]!.limit ? 'cap' : 'quota';
+  batch.forEach((waiter, i) => waiter.resolve(i < granted ? { count: start + i + 1, keyCount: keyStart === null ? null : keyStart + i + 1 } : { none: short }));
+}
+
+/** Both uncapped, or the same key with the same cap. */
+const sameKey = (a: Waiter['key'], b: Waiter['key']): boolean => (a === null ? b === null : b !== null && a.id === b.id && a.cap === b.cap);
+
+function quotaUsedUp(planName: string, limit: number, period: { resetsAt: Date } | null): string {
+  return period
+    ? `Monthly quota of ${limit} requests for the ${planName} plan exceeded; it resets on the next billing cycle (${period.resetsAt.toISOString()})`
+    : `The ${planName} plan's one-time allowance of ${limit} requests is used up; it does not reset: upgrade to a paid plan to continue`;
+}
+
+function capReached(cap: number, period: { resetsAt: Date } | null): string {
+  return period
+    ? `This API key's monthly cap of ${cap} requests is reached (its monthlyCap restriction); it resets on the next billing cycle (${period.resetsAt.toISOString()})`
+    : `This API key's cap of ${cap} requests of the one-time allowance is reached (its monthlyCap restriction)`;
 }

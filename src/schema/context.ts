@@ -20,6 +20,8 @@ export interface ApiKeyViewer {
   plan: Plan;
   /** day of month the account's quota resets */
   billingDay: number;
+  /** the key's own share of the account's units each period; absent or null: no cap */
+  monthlyCap?: number | null;
 }
 
 /** A signed-in dashboard browser: its session and its account. */

@@ -1,9 +1,10 @@
 // The signed-in account's own API keys, for the dashboard: list, issue, revoke. Another account's
 // key is never found.
 import { listKeysOf, revokeKeyOfAccount, type ListedApiKey } from '../db/api-keys.js';
+import { KeyRestrictionsInput } from './key-restrictions.js';
 import { AccountSuspendedError, NotFoundError } from '../errors.js';
 import { AccountRef } from './account.js';
-import { ApiKeyRef, CreatedApiKeyRef, issueApiKey } from './api-key.js';
+import { ApiKeyRef, CreatedApiKeyRef, issueApiKey, restrictKey } from './api-key.js';
 import { builder } from './builder.js';
 import { sessionViewerOf } from './viewer-scopes.js';
 
@@ -26,11 +27,24 @@ builder.mutationFields((t) => ({
   createSessionApiKey: t.field({
     type: CreatedApiKeyRef,
     description: "Issues a key to the signed-in account, by its plan's rules (createApiKey); refused for a suspended account.",
+    args: { restrictions: t.arg({ type: KeyRestrictionsInput }) },
     authScopes: { session: true },
-    resolve: async (_root, _args, ctx) => {
+    resolve: async (_root, { restrictions }, ctx) => {
       const { account } = sessionViewerOf(ctx);
       if (account.status === 'suspended') throw new AccountSuspendedError('The account is suspended: no new keys can be created');
-      return issueApiKey(ctx, account);
+      return issueApiKey(ctx, account, restrictions);
+    },
+  }),
+  restrictSessionApiKey: t.field({
+    type: ApiKeyRef,
+    description: "Changes the restrictions of one of the signed-in account's active keys, as restrictApiKey does.",
+    args: { id: t.arg({ type: 'Text', required: true }), restrictions: t.arg({ type: KeyRestrictionsInput }), clear: t.arg.boolean({ defaultValue: false }) },
+    authScopes: { session: true },
+    resolve: async (_root, { id, restrictions, clear }, ctx) => {
+      const { account } = sessionViewerOf(ctx);
+      const key = UUID_SHAPE.test(id) ? (await listKeysOf(ctx.services.db, account.id)).find((k) => k.id === id && k.status === 'active') : undefined;
+      if (!key) throw new NotFoundError('No active API key of this account has that id');
+      return restrictKey(ctx, key, restrictions, clear ?? false);
     },
   }),
   revokeSessionApiKey: t.field({

@@ -78,10 +78,10 @@ describe('grantUnits for several accounts', () => {
       { accountId: other, count: { period: '2026-04-20' }, limit: 5_000, wanted: 1 },
     ]);
     expect(grants).toEqual([
-      { start: 10, granted: 3, countedIn: null, transaction: expect.stringMatching(/^\d+$/) },
+      { start: 10, granted: 3, countedIn: null, transaction: expect.stringMatching(/^\d+$/), keyStart: null, keyId: null },
       null,
-      { start: 4_998, granted: 2, countedIn: '2026-04-20', transaction: grants[0]!.transaction },
-      { start: 0, granted: 1, countedIn: '2026-04-20', transaction: grants[0]!.transaction },
+      { start: 4_998, granted: 2, countedIn: '2026-04-20', transaction: grants[0]!.transaction, keyStart: null, keyId: null },
+      { start: 0, granted: 1, countedIn: '2026-04-20', transaction: grants[0]!.transaction, keyStart: null, keyId: null },
     ]);
     expect(await countsOf(paid)).toMatchObject({ quota_used: 5_000 });
     expect(await countsOf(free)).toMatchObject({ free_used: 13 });
@@ -114,6 +114,80 @@ describe('grantUnits for several accounts', () => {
     });
     expect((await countsOf(a)).quota_used).toBe(2);
     expect((await countsOf(b)).quota_used).toBe(2);
+  });
+});
+
+async function key(accountId: string, counts: { cap_used?: number; cap_period?: string | null; cap_free_used?: number } = {}): Promise<string> {
+  const { id } = await db
+    .insertInto('api_keys')
+    .values({ account_id: accountId, prefix: `grantcap${++accounts}`, key_hash: `hash-${accounts}`, last_four: 'abcd', monthly_cap: 1 })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  if (Object.keys(counts).length > 0) await db.updateTable('api_keys').set(counts).where('id', '=', id).execute();
+  return id;
+}
+
+const keyCountsOf = (id: string) =>
+  db.selectFrom('api_keys').select(['cap_used', 'cap_period', 'cap_free_used']).where('id', '=', id).executeTakeFirstOrThrow();
+
+describe("grantUnits with a key's monthly cap", () => {
+  const period = { period: '2026-04-20' };
+
+  it("grants at most what is left of the key's cap, counting the key's units beside the account's", async () => {
+    const id = await account({ quota_used: 100, quota_period: '2026-04-20' });
+    const capped = await key(id, { cap_used: 7, cap_period: '2026-04-20' });
+    const [grant] = await grantUnits(db, [{ accountId: id, count: period, limit: 5_000, wanted: 5, key: { id: capped, cap: 10 } }]);
+    expect(grant).toMatchObject({ start: 100, granted: 3, keyStart: 7, keyId: capped });
+    expect(await countsOf(id)).toMatchObject({ quota_used: 103 });
+    expect(await keyCountsOf(capped)).toEqual({ cap_used: 10, cap_period: '2026-04-20', cap_free_used: 0 });
+    const [none] = await grantUnits(db, [{ accountId: id, count: period, limit: 5_000, wanted: 1, key: { id: capped, cap: 10 } }]);
+    expect(none).toMatchObject({ granted: 0, keyStart: 10 });
+  });
+
+  it("stops at the account's quota when it is nearer than the cap", async () => {
+    const id = await account({ quota_used: 4_999, quota_period: '2026-04-20' });
+    const capped = await key(id);
+    const [grant] = await grantUnits(db, [{ accountId: id, count: period, limit: 5_000, wanted: 5, key: { id: capped, cap: 10 } }]);
+    expect(grant).toMatchObject({ start: 4_999, granted: 1, keyStart: 0 });
+  });
+
+  it("starts the key's count again in a new period, and counts Free's allowance apart", async () => {
+    const id = await account({ quota_used: 3, quota_period: '2026-04-20', free_used: 5 });
+    const capped = await key(id, { cap_used: 10, cap_period: '2026-03-20', cap_free_used: 2 });
+    const [paid] = await grantUnits(db, [{ accountId: id, count: period, limit: 5_000, wanted: 4, key: { id: capped, cap: 10 } }]);
+    expect(paid).toMatchObject({ granted: 4, keyStart: 0 });
+    const [free] = await grantUnits(db, [{ accountId: id, count: { period: null }, limit: 300, wanted: 4, key: { id: capped, cap: 3 } }]);
+    expect(free).toMatchObject({ granted: 1, keyStart: 2 });
+    expect(await keyCountsOf(capped)).toEqual({ cap_used: 4, cap_period: '2026-04-20', cap_free_used: 3 });
+  });
+
+  it('applies each ask its own cap when one statement asks for several accounts', async () => {
+    const first = await account({ quota_used: 0, quota_period: '2026-04-20' });
+    const second = await account({ quota_used: 0, quota_period: '2026-04-20' });
+    const third = await account({ quota_used: 0, quota_period: '2026-04-20' });
+    const [k1, k2] = [await key(first, { cap_used: 1, cap_period: '2026-04-20' }), await key(second)];
+    const grants = await grantUnits(db, [
+      { accountId: first, count: period, limit: 5_000, wanted: 5, key: { id: k1, cap: 3 } },
+      { accountId: second, count: period, limit: 5_000, wanted: 2, key: { id: k2, cap: 9 } },
+      { accountId: third, count: period, limit: 5_000, wanted: 2 },
+    ]);
+    expect(grants.map((g) => [g?.granted, g?.keyStart, g?.keyId])).toEqual([
+      [2, 1, k1],
+      [2, 0, k2],
+      [2, null, null],
+    ]);
+    expect(await keyCountsOf(k1)).toMatchObject({ cap_used: 3 });
+    expect(await keyCountsOf(k2)).toMatchObject({ cap_used: 2 });
+    expect((await countsOf(first)).quota_used).toBe(2);
+  });
+
+  it("gives a refunded grant's units back to the key's count too", async () => {
+    const id = await account({ quota_used: 0, quota_period: '2026-04-20' });
+    const capped = await key(id);
+    const [grant] = await grantUnits(db, [{ accountId: id, count: period, limit: 5_000, wanted: 3, key: { id: capped, cap: 10 } }]);
+    expect(await refundIfCommitted(db, id, grant!)).toBe('refunded');
+    expect((await keyCountsOf(capped)).cap_used).toBe(0);
+    expect((await countsOf(id)).quota_used).toBe(0);
   });
 });
 

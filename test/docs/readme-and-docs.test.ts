@@ -93,7 +93,7 @@ interface Usage {
   line: string;
   words: string[];
   positionals: { required: number; optional: number };
-  options: Map<string, { required: boolean; values: string[] | null }>;
+  options: Map<string, { required: boolean; values: string[] | null; flag: boolean }>;
 }
 
 /** Options every command takes (parsed by the CLI before the command), with no value. */
@@ -106,9 +106,12 @@ function parseUsage(line: string): Usage {
     const token = tokens[i]!;
     const optional = token.startsWith('[');
     const bare = token.replace(/^\[/, '').replace(/\]$/, '');
-    if (bare.startsWith('--')) {
+    if (bare.startsWith('--') && optional && token.endsWith(']')) {
+      // a flag that takes no value: `[--clear]`
+      usage.options.set(bare, { required: false, values: null, flag: true });
+    } else if (bare.startsWith('--')) {
       const value = tokens[++i]!.replace(/\]$/, '');
-      usage.options.set(bare, { required: !optional, values: value.includes('|') ? value.split('|') : null });
+      usage.options.set(bare, { required: !optional, values: value.includes('|') ? value.split('|') : null, flag: false });
     } else if (optional) usage.positionals.optional++;
     else if (bare.startsWith('<')) usage.positionals.required++;
     else usage.words.push(bare);
@@ -140,6 +143,10 @@ function misfit(args: string[], usages: Usage[]): string | null {
     }
     const option = usage.options.get(arg);
     if (!option) return `'${usage.line}' takes no ${arg}`;
+    if (option.flag) {
+      given.set(arg, '');
+      continue;
+    }
     const value = rest[++i];
     if (value === undefined) return `${arg} has no value`;
     if (option.values && !option.values.includes(value)) return `${arg} ${value} is not one of ${option.values.join('|')}`;
@@ -195,6 +202,7 @@ describe('operator commands', () => {
       'account suspend',
       'account unsuspend',
       'key create',
+      'key restrict',
       'key revoke',
       'query',
     ]);
@@ -216,7 +224,10 @@ describe('operator commands', () => {
     expect(fits('query docs/operations/top-accounts.graphql --variables \'{"top":10}\'  # a comment')).toBeNull();
     expect(fits('account create --email a@example.com --plan free --create')).toBeNull();
     expect(fits('account create --email a@example.com --plan gold')).toBe('--plan gold is not one of free|starter|professional|business|enterprise');
-    expect(fits('key create')).toBe("--email is missing ('key create --email E')");
+    expect(fits('key create')).toMatch(/^--email is missing \('key create --email E \[--allowed-ips/);
+    expect(fits('key restrict --prefix bondi --clear')).toBeNull();
+    expect(fits('key restrict --prefix bondi --monthly-cap 10 --allowed-ips 203.0.113.0/24')).toBeNull();
+    expect(fits('key restrict --prefix bondi --everything')).toMatch(/takes no --everything/);
     expect(fits('sync a.xml b.xml')).toBe("2 arguments, 'sync [path-or-url]' takes 0–1");
     expect(fits('account delete --email a@example.com')).toBe("no command 'account delete'");
   });

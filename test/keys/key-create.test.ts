@@ -27,7 +27,7 @@ afterAll(async () => {
 
 describe('cli key create', () => {
   it('prints {key, prefix, id}: a suburb, an underscore and a 56-character identifier', () => {
-    expect(Object.keys(created).sort()).toEqual(['id', 'key', 'prefix']);
+    expect(Object.keys(created).sort()).toEqual(['id', 'key', 'prefix', 'restrictions']);
     const { key, prefix, id } = created;
     expect(key).toMatch(/^[a-z]+[0-9]*_[A-Za-z0-9]{56}$/);
     expect(prefix).toBe(key.slice(0, key.indexOf('_')));

@@ -50,7 +50,7 @@ describe('identifyPeer', () => {
   const proxies = parseTrustedProxies('10.0.0.0/8, 192.0.2.1, 2001:db8:ffff::/48');
 
   it('no socket address (the app called directly) is this machine', () => {
-    expect(identifyPeer(undefined, null, none)).toEqual({ client: '127.0.0.1', socketLoopback: true, viaTrustedProxy: false });
+    expect(identifyPeer(undefined, null, none)).toMatchObject({ client: '127.0.0.1', socketLoopback: true, viaTrustedProxy: false });
   });
 
   it.each([
@@ -66,7 +66,14 @@ describe('identifyPeer', () => {
     ['2001:db8::1', '2001:db8:0:0::/64', false],
     ['fd00::2', 'fd00:0:0:0::/64', false],
   ])('socket %s: client %s, loopback %s', (socket, client, loopback) => {
-    expect(identifyPeer(socket, null, none)).toEqual({ client, socketLoopback: loopback, viaTrustedProxy: false });
+    expect(identifyPeer(socket, null, none)).toMatchObject({ client, socketLoopback: loopback, viaTrustedProxy: false });
+  });
+
+  it("keeps the client's whole address beside the /64 it is counted by (a key's allowed addresses are matched against it)", () => {
+    expect(identifyPeer('2001:db8:1:2::5', null, none).address.toString()).toBe('2001:db8:1:2::5');
+    expect(identifyPeer('::ffff:203.0.113.5', null, none).address.toString()).toBe('203.0.113.5');
+    expect(identifyPeer('10.0.0.1', '2001:db8:5:6::2', proxies).address.toString()).toBe('2001:db8:5:6::2');
+    expect(identifyPeer('203.0.113.5', '198.51.100.7', proxies).address.toString()).toBe('203.0.113.5');
   });
 
   it('addresses in one /64 are one client, in neighbouring /64s not', () => {
@@ -77,18 +84,18 @@ describe('identifyPeer', () => {
   });
 
   it('X-Forwarded-For from an untrusted peer is ignored', () => {
-    expect(identifyPeer('203.0.113.5', '198.51.100.7', proxies)).toEqual({ client: '203.0.113.5', socketLoopback: false, viaTrustedProxy: false });
-    expect(identifyPeer('127.0.0.1', '198.51.100.7', none)).toEqual({ client: '127.0.0.1', socketLoopback: true, viaTrustedProxy: false });
+    expect(identifyPeer('203.0.113.5', '198.51.100.7', proxies)).toMatchObject({ client: '203.0.113.5', socketLoopback: false, viaTrustedProxy: false });
+    expect(identifyPeer('127.0.0.1', '198.51.100.7', none)).toMatchObject({ client: '127.0.0.1', socketLoopback: true, viaTrustedProxy: false });
     expect(identifyPeer('192.0.2.2', '198.51.100.7', proxies).client).toBe('192.0.2.2');
   });
 
   it('from a trusted proxy the client is the rightmost hop that is not a trusted proxy', () => {
-    expect(identifyPeer('10.0.0.1', '198.51.100.7', proxies)).toEqual({ client: '198.51.100.7', socketLoopback: false, viaTrustedProxy: true });
+    expect(identifyPeer('10.0.0.1', '198.51.100.7', proxies)).toMatchObject({ client: '198.51.100.7', socketLoopback: false, viaTrustedProxy: true });
     expect(identifyPeer('10.0.0.1', '1.2.3.4, 198.51.100.7', proxies).client).toBe('198.51.100.7');
     expect(identifyPeer('10.0.0.1', '1.2.3.4,198.51.100.7, 10.0.0.2 ,192.0.2.1', proxies).client).toBe('198.51.100.7');
     expect(identifyPeer('::ffff:10.0.0.1', '::ffff:198.51.100.7', proxies).client).toBe('198.51.100.7');
     expect(identifyPeer('192.0.2.1', '2001:db8:5:6::1', proxies).client).toBe('2001:db8:5:6::/64');
-    expect(identifyPeer('2001:db8:ffff:1::1', '[2001:db8:5:6::2]', proxies)).toEqual({
+    expect(identifyPeer('2001:db8:ffff:1::1', '[2001:db8:5:6::2]', proxies)).toMatchObject({
       client: '2001:db8:5:6::/64',
       socketLoopback: false,
       viaTrustedProxy: true,
@@ -96,7 +103,7 @@ describe('identifyPeer', () => {
   });
 
   it('from a trusted proxy without X-Forwarded-For, or with only trusted hops, the client is the nearest of them', () => {
-    expect(identifyPeer('10.0.0.1', null, proxies)).toEqual({ client: '10.0.0.1', socketLoopback: false, viaTrustedProxy: true });
+    expect(identifyPeer('10.0.0.1', null, proxies)).toMatchObject({ client: '10.0.0.1', socketLoopback: false, viaTrustedProxy: true });
     expect(identifyPeer('10.0.0.1', '10.0.0.7, 10.0.0.8', proxies).client).toBe('10.0.0.7');
   });
 
@@ -108,6 +115,6 @@ describe('identifyPeer', () => {
 
   it('a loopback proxy in TRUST_PROXY is trusted and loopback at once', () => {
     const local = parseTrustedProxies('127.0.0.1');
-    expect(identifyPeer('127.0.0.1', '203.0.113.5', local)).toEqual({ client: '203.0.113.5', socketLoopback: true, viaTrustedProxy: true });
+    expect(identifyPeer('127.0.0.1', '203.0.113.5', local)).toMatchObject({ client: '203.0.113.5', socketLoopback: true, viaTrustedProxy: true });
   });
 });

@@ -85,7 +85,7 @@ describe('UnansweredGrants', () => {
 
   it('ignores a grant that took nothing', async () => {
     const grants = new UnansweredGrants(db, recordingLogger().logger);
-    grants.add(await account(), { start: 5_000, granted: 0, countedIn: PERIOD.period, transaction: '1' });
+    grants.add(await account(), { start: 5_000, granted: 0, countedIn: PERIOD.period, transaction: '1', keyStart: null, keyId: null });
     expect(grants.size).toBe(0);
     await grants.close();
   });
@@ -106,7 +106,7 @@ describe('UnansweredGrants', () => {
     const id = await account();
     // A transaction id the database has not reached yet: it refuses to say, so the units would stay.
     const { rows } = await sql<{ future: string }>`select (pg_current_xact_id()::text::bigint + 1000000)::text as future`.execute(db);
-    grants.add(id, { start: 10, granted: 2, countedIn: PERIOD.period, transaction: rows[0]!.future });
+    grants.add(id, { start: 10, granted: 2, countedIn: PERIOD.period, transaction: rows[0]!.future, keyStart: null, keyId: null });
     await grants.close();
     expect(lines).toEqual([{ level: 'error', fields: expect.objectContaining({ accountId: id, units: 2 }), message: expect.stringMatching(/stay counted/) }]);
   });

@@ -98,8 +98,10 @@ const STATUS_TEXT: Record<number, string> = {
 function errorTypes(route: Route): RefusalCode[] {
   // Every route refuses unknown and repeated query parameters (400), plain HTTP (D20) and may be unable to answer (D12).
   const types: RefusalCode[] = [...route.doc!.errors, 'bad_request', 'https_required', 'service_unavailable'];
-  if (route.auth === 'key' || route.auth === 'optional') types.push('unauthorized', 'invalid_api_key', 'account_suspended', 'rate_limit_exceeded');
-  if (route.auth === 'account') types.push('invalid_api_key', 'account_suspended');
+  // a key's restrictions (its addresses and endpoints) apply wherever a key is read
+  if (route.auth === 'key' || route.auth === 'optional')
+    types.push('unauthorized', 'invalid_api_key', 'account_suspended', 'key_restricted', 'rate_limit_exceeded');
+  if (route.auth === 'account') types.push('invalid_api_key', 'account_suspended', 'key_restricted');
   return types;
 }
 

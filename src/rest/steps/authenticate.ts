@@ -1,6 +1,7 @@
 // Who is asking (docs/api.md §5, D12 and D18 in docs/decisions.md): the account behind a bearer
 // key; on the webhook endpoints (docs/api.md §4.2) a signed-in dashboard session instead, whose
-// changes need its CSRF token in X-CSRF-Token. A key wins when both are sent.
+// changes need its CSRF token in X-CSRF-Token. A key wins when both are sent, and its restrictions
+// (src/key-restrictions.ts) apply to it.
 import { BadRequestError, InvalidApiKeyError } from '../../errors.js';
 import { isCsrfTokenOf, sessionTokenOf } from '../../http/session-cookie.js';
 import type { SessionViewer } from '../../schema/context.js';
@@ -16,7 +17,8 @@ export function authenticate(keys: Pick<KeyAuthenticator, 'authenticate'>, servi
       const authorization = exchange.request.header('authorization');
       // Two credentials are ambiguous: which one the request meant cannot be guessed.
       if (authorization !== null && exchange.request.repeated('authorization')) throw new BadRequestError('Send one Authorization header, not several');
-      if (authorization !== null) exchange.viewer = await keys.authenticate(authorization);
+      // The key's restrictions are checked here, before the parameters (a restricted request is 403, never 400).
+      if (authorization !== null) exchange.viewer = await keys.authenticate(authorization, { path: exchange.route!.path, client: exchange.peer!.address });
       else if (auth === 'account') exchange.session = await dashboardSession(exchange, services);
       else if (auth === 'key') throw missingKey();
     }

@@ -15,7 +15,7 @@ async function peerOf(remoteAddress: string, headers: Record<string, string> = {
 }
 
 it('is the socket peer without a proxy', async () => {
-  expect(await peerOf('203.0.113.7')).toEqual({ client: '203.0.113.7', socketLoopback: false, viaTrustedProxy: false });
+  expect(await peerOf('203.0.113.7')).toMatchObject({ client: '203.0.113.7', socketLoopback: false, viaTrustedProxy: false });
   expect((await peerOf('127.0.0.1')).socketLoopback).toBe(true);
 });
 
@@ -24,13 +24,15 @@ it('ignores X-Forwarded-For from an untrusted peer', async () => {
 });
 
 it('takes the forwarded address from the trusted proxy', async () => {
-  expect(await peerOf('10.0.0.1', { 'X-Forwarded-For': 'junk, 198.51.100.1' })).toEqual({
+  expect(await peerOf('10.0.0.1', { 'X-Forwarded-For': 'junk, 198.51.100.1' })).toMatchObject({
     client: '198.51.100.1',
     socketLoopback: false,
     viaTrustedProxy: true,
   });
 });
 
-it('groups IPv6 clients by their /64', async () => {
-  expect((await peerOf('2001:db8:1:2:3:4:5:6')).client).toBe('2001:db8:1:2::/64');
+it('groups IPv6 clients by their /64, keeping the whole address beside it', async () => {
+  const peer = await peerOf('2001:db8:1:2:3:4:5:6');
+  expect(peer.client).toBe('2001:db8:1:2::/64');
+  expect(peer.address.toString()).toBe('2001:db8:1:2:3:4:5:6');
 });

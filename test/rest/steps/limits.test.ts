@@ -1,4 +1,5 @@
 // D11 (docs/decisions.md): quotas and limits are granted last, only to a request about to succeed.
+import { identifyPeer } from '../../../src/rest/client-address.js';
 import { expect, it } from 'vitest';
 import { NotFoundError } from '../../../src/errors.js';
 import { RateLimitedError } from '../../../src/http/http-errors.js';
@@ -21,7 +22,7 @@ function admitting(result: () => Record<string, string>) {
 
 const routed = () => {
   const exchange = routedExchange('Convert', '/convert?from=USD&to=EUR&amount=1', { remoteAddress: '203.0.113.7' });
-  exchange.peer = { client: '203.0.113.7', socketLoopback: false, viaTrustedProxy: false };
+  exchange.peer = identifyPeer('203.0.113.7', null, []);
   return exchange;
 };
 
