@@ -18,6 +18,7 @@ import * as m0014 from './migrations/0014_refunds_per_account.js';
 import * as m0015 from './migrations/0015_grant_units_many.js';
 import * as m0016 from './migrations/0016_grant_units_for_all.js';
 import * as m0017 from './migrations/0017_delivery_log.js';
+import * as m0019 from './migrations/0019_rate_alerts.js';
 
 // Listed explicitly rather than read from disk, so they run the same under tsx, a bundle or tests.
 const migrations: Record<string, Migration> = {
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '0015_grant_units_many': m0015,
   '0016_grant_units_for_all': m0016,
   '0017_delivery_log': m0017,
+  '0019_rate_alerts': m0019,
 };
 
 export function migrator(db: Kysely<Database>): Migrator {

@@ -127,6 +127,25 @@ export async function recordPublicationDeliveries(
   return rows.length;
 }
 
+/**
+ * Records the `rates.alert` deliveries of a publication's firings (src/db/alerts.ts), in its
+ * transaction; the unique (subscription, event, rate day, alert) makes a second recording a no-op.
+ */
+export async function recordAlertDeliveries(trx: Kysely<Database>, rateDate: string, rows: readonly Insertable<WebhookDeliveriesTable>[]): Promise<number> {
+  let recorded = 0;
+  for (let i = 0; i < rows.length; i += 1000) {
+    const inserted = await trx
+      .insertInto('webhook_deliveries')
+      .values(rows.slice(i, i + 1000))
+      .onConflict((oc) => oc.constraint('webhook_deliveries_once').doNothing())
+      .returning('id')
+      .execute();
+    recorded += inserted.length;
+  }
+  await changeDeliveryCounts(trx, [{ rate_date: rateDate, state: 'pending', deliveries: recorded, attempts: 0 }]);
+  return recorded;
+}
+
 /** A change to `webhook_deliveries_daily`: deliveries and attempts to add to a rate day's state (negative to take off). */
 type DeliveryCountChange = WebhookDeliveriesDailyTable;
 
@@ -257,6 +276,7 @@ export async function claimDueDeliveries(
 
 export interface AttemptRecord {
   deliveryId: string;
+  event: WebhookDelivery['event'];
   subscriptionId: string;
   rateDate: string;
   /** 1 for the first attempt */
@@ -325,7 +345,7 @@ export async function recordAttempts(db: Kysely<Database>, attempts: readonly At
       attempts.map((a) => ({
         delivery_id: a.deliveryId,
         subscription_id: a.subscriptionId,
-        event: 'rates.published',
+        event: a.event,
         rate_date: a.rateDate,
         attempt: a.attempt,
         attempted_at: a.at,
@@ -537,6 +557,7 @@ export async function findRecentDelivery(
 
 export interface RedeliveryRecord {
   deliveryId: string;
+  event: WebhookDelivery['event'];
   subscriptionId: string;
   rateDate: string;
   ok: boolean;
@@ -584,7 +605,7 @@ export async function recordRedelivery(db: Kysely<Database>, attempt: Redelivery
       {
         delivery_id: attempt.deliveryId,
         subscription_id: attempt.subscriptionId,
-        event: 'rates.published',
+        event: attempt.event,
         rate_date: attempt.rateDate,
         attempt: before.attempts + 1,
         attempted_at: attempt.at,

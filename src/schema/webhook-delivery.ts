@@ -97,6 +97,7 @@ builder.mutationField('redeliverWebhookDelivery', (t) =>
       metrics.webhookAttempt(result.ok ? 'delivered' : 'failed', durationMs / 1000);
       await recordRedelivery(db, {
         deliveryId: delivery.id,
+        event: delivery.event,
         subscriptionId: subscription.id,
         rateDate: delivery.rate_date,
         ok: result.ok,

@@ -70,7 +70,9 @@ export async function ownSubscription(ctx: Context, id: string): Promise<Webhook
   return subscription;
 }
 
-const WebhookEventEnum = builder.enumType('WebhookEvent', { values: { RATES_PUBLISHED: { value: 'rates.published' }, RATES_TEST: { value: 'rates.test' } } });
+const WebhookEventEnum = builder.enumType('WebhookEvent', {
+  values: { RATES_PUBLISHED: { value: 'rates.published' }, RATES_TEST: { value: 'rates.test' }, RATES_ALERT: { value: 'rates.alert' } },
+});
 
 const WebhookAttemptRef = builder.objectRef<RecentAttempt>('WebhookAttempt').implement({
   description: 'One attempt to deliver an event to a subscription (D28 in docs/decisions.md)',

@@ -147,7 +147,7 @@ const DeliveryState = z.enum(['delivered', 'pending', 'failed', 'abandoned']).me
 const Delivery = z
   .strictObject({
     id: z.uuid().meta({ description: 'the X-ExchangeRates-Delivery id, the same on every attempt' }),
-    event: z.enum(['rates.published', 'rates.test']),
+    event: z.enum(['rates.published', 'rates.test', 'rates.alert']),
     date: IsoDate.meta({ description: "the payload's rate date" }),
     state: DeliveryState,
     attempts: z.array(DeliveryAttempt).meta({ description: 'oldest first' }),
