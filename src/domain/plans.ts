@@ -22,9 +22,36 @@ export interface PlanLimits {
 export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
   free: { name: 'Free', monthlyRequests: 300, resets: false, apiKeys: 1, historyDays: null, timeSeriesDays: null, webhookSubscriptions: 0, alerts: 0 },
   starter: { name: 'Starter', monthlyRequests: 5_000, resets: true, apiKeys: 1, historyDays: 30, timeSeriesDays: 7, webhookSubscriptions: 0, alerts: 3 },
-  professional: { name: 'Professional', monthlyRequests: 50_000, resets: true, apiKeys: 5, historyDays: 'full', timeSeriesDays: 90, webhookSubscriptions: 3, alerts: 20 },
-  business: { name: 'Business', monthlyRequests: 500_000, resets: true, apiKeys: 10, historyDays: 'full', timeSeriesDays: 365, webhookSubscriptions: 10, alerts: 100 },
-  enterprise: { name: 'Enterprise', monthlyRequests: 5_000_000, resets: true, apiKeys: 20, historyDays: 'full', timeSeriesDays: 365, webhookSubscriptions: 50, alerts: 500 },
+  professional: {
+    name: 'Professional',
+    monthlyRequests: 50_000,
+    resets: true,
+    apiKeys: 5,
+    historyDays: 'full',
+    timeSeriesDays: 90,
+    webhookSubscriptions: 3,
+    alerts: 20,
+  },
+  business: {
+    name: 'Business',
+    monthlyRequests: 500_000,
+    resets: true,
+    apiKeys: 10,
+    historyDays: 'full',
+    timeSeriesDays: 365,
+    webhookSubscriptions: 10,
+    alerts: 100,
+  },
+  enterprise: {
+    name: 'Enterprise',
+    monthlyRequests: 5_000_000,
+    resets: true,
+    apiKeys: 20,
+    historyDays: 'full',
+    timeSeriesDays: 365,
+    webhookSubscriptions: 50,
+    alerts: 500,
+  },
 };
 
 /** The monthly price in Australian dollars of SPEC 8's table; null where it is agreed case by case (Enterprise). */

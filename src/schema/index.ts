@@ -13,6 +13,7 @@ import './rate-import.js';
 import './rate-sync.js';
 import './webhook-subscription.js';
 import './webhook-delivery.js';
+import './alert.js';
 import './usage-analytics.js';
 import './conversion-analytics.js';
 import './data-analytics.js';

@@ -63,7 +63,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     db,
   );
   await sql`alter table webhook_attempts drop constraint webhook_attempts_event_check`.execute(db);
-  await sql`alter table webhook_attempts add constraint webhook_attempts_event_check check (event in ('rates.published', 'rates.test', 'rates.alert'))`.execute(db);
+  await sql`alter table webhook_attempts add constraint webhook_attempts_event_check check (event in ('rates.published', 'rates.test', 'rates.alert'))`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
