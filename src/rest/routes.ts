@@ -1061,7 +1061,7 @@ export const routes: readonly Route[] = [
             },
           ],
         },
-        replayedBy: 'test/alerts/alerts-api.test.ts',
+        replayedBy: 'test/alerts/publication.test.ts',
       },
     },
     cacheControl: 'no-store',
