@@ -73,6 +73,22 @@ export function alertInWords(alert: { condition: string; currency: string; value
   return conditionInWords(alert.condition as Condition, alert.currency, alert.value);
 }
 
+/** The API's refusals of an alert's fields, in words for a person filling in the form; others as they came. */
+const PLAIN_WORDS: [RegExp, (...parts: string[]) => string][] = [
+  [/^value (must be a positive decimal number).*$/, () => 'Enter the value as a positive number, such as 0.69 or 1.5.'],
+  [/^value (.+)$/, (rest) => `The value ${rest}.`],
+  [/^channels must name at least one.*$/, () => 'Choose at least one way to send the alert.'],
+  [/^description must be at most (\d+) characters$/, (n) => `The description is too long: it may have at most ${n} characters.`],
+];
+
+export function alertRefusalInWords(refusal: string): string {
+  for (const [pattern, words] of PLAIN_WORDS) {
+    const match = pattern.exec(refusal);
+    if (match) return words(...match.slice(1));
+  }
+  return refusal;
+}
+
 const CHANNEL_NAMES: Record<string, string> = { email: 'E-mail', webhook: 'Webhook' };
 
 function AlertCard({ frame, alert }: { frame: SignedInFrame; alert: ListedAlert }) {
@@ -135,7 +151,7 @@ function CreateAlert({ frame, data, form, blocked }: { frame: SignedInFrame; dat
           <input type="hidden" name="csrf" value={frame.csrfToken} />
           <div>
             <label for="currency">Currency</label>
-            <select id="currency" name="currency" required>
+            <select id="currency" name="currency" class="field" required>
               {data.currencies.map((code) => (
                 <option value={code} selected={form?.currency === code}>
                   {code}
@@ -145,7 +161,7 @@ function CreateAlert({ frame, data, form, blocked }: { frame: SignedInFrame; dat
           </div>
           <div>
             <label for="condition">When the rate</label>
-            <select id="condition" name="condition" required>
+            <select id="condition" name="condition" class="field" required>
               {CONDITIONS.map(([value, label]) => (
                 <option value={value} selected={form?.condition === value}>
                   {label}
@@ -163,12 +179,12 @@ function CreateAlert({ frame, data, form, blocked }: { frame: SignedInFrame; dat
           </div>
           <fieldset>
             <legend>Send by</legend>
-            <div>
+            <div class="choice">
               <input id="channel-email" name="channels" type="checkbox" value="email" checked={channels.includes('email')} />
               <label for="channel-email">E-mail to {frame.email}</label>
             </div>
             {data.webhooks ? (
-              <div>
+              <div class="choice">
                 <input id="channel-webhook" name="channels" type="checkbox" value="webhook" checked={channels.includes('webhook')} />
                 <label for="channel-webhook">Webhook, to each active subscription covering the currency</label>
               </div>
@@ -182,7 +198,7 @@ function CreateAlert({ frame, data, form, blocked }: { frame: SignedInFrame; dat
           </div>
           {form?.error && (
             <p class="error" role="alert">
-              {form.error}
+              {alertRefusalInWords(form.error)}
             </p>
           )}
           <button type="submit">Add alert</button>
