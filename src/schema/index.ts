@@ -19,6 +19,7 @@ import './conversion-analytics.js';
 import './data-analytics.js';
 import './poll-analytics.js';
 import './webhook-analytics.js';
+import './alert-analytics.js';
 import './account-analytics.js';
 import './session.js';
 import './account-quota.js';

@@ -11,6 +11,7 @@ import { alertDeliveries, createAlert, firings, JSON_HEADERS } from '../support/
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { Browser, startDashboardApp, type DashboardApp, type ReceivedMail } from '../support/dashboard.js';
 import { expectError, unixOf, UUID } from '../support/expect.js';
+import { scrape, seriesValue } from '../support/prometheus.js';
 import { evening, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const FIRST: RbaDay = { date: '2026-05-13', rates: { USD: '0.6501', EUR: '0.6001', JPY: '97.90', GBP: '0.5100' } };
@@ -213,6 +214,61 @@ describe.skipIf(!OPENSSL_AVAILABLE)('alerts at a publication', () => {
     expect((await firings(t)).length).toBe(before);
     const listed = await t.json('/api/alerts', { key: business.key });
     expect(listed.body.alerts.find((a: any) => a.id === ids.eurBelowExactly).triggerCount).toBe(1);
+  });
+
+  it("counts the firings in the operators' analytics, per rate day and condition, and in /metrics", async () => {
+    const result = await t.operator(
+      graphql(`
+        query {
+          alertFirings(from: "2026-05-01", to: "2026-05-31") {
+            total
+            byDay {
+              date
+              firings
+            }
+            byCondition {
+              condition
+              firings
+            }
+            byDayAndCondition {
+              date
+              condition
+              firings
+            }
+          }
+          before: alertFirings(from: "2026-05-01", to: "2026-05-13") {
+            total
+            byCondition {
+              condition
+              firings
+            }
+          }
+        }
+      `),
+    );
+    expect(result.errors).toBeUndefined();
+    expect(result.data!.alertFirings).toEqual({
+      total: 5,
+      byDay: [{ date: NEXT.date, firings: 5 }],
+      byCondition: [
+        { condition: 'above', firings: 3 },
+        { condition: 'below', firings: 1 },
+        { condition: 'change_pct', firings: 1 },
+      ],
+      byDayAndCondition: [
+        { date: NEXT.date, condition: 'above', firings: 3 },
+        { date: NEXT.date, condition: 'below', firings: 1 },
+        { date: NEXT.date, condition: 'change_pct', firings: 1 },
+      ],
+    });
+    expect(result.data!.before.total).toBe(0);
+    const refused = await t.operator(graphql('query { alertFirings(from: "2026-05-31", to: "2026-05-01") { total } }'));
+    expect(refused.errors?.[0]?.extensions?.code).toBe('bad_request');
+
+    const metrics = await scrape(t);
+    expect(seriesValue(metrics, 'audrates_alert_firings_total', { condition: 'above' })).toBe(3);
+    expect(seriesValue(metrics, 'audrates_alert_firings_total', { condition: 'change_pct' })).toBe(1);
+    expect(seriesValue(metrics, 'audrates_alert_emails_total', { outcome: 'sent' })).toBeGreaterThanOrEqual(3);
   });
 
   it("another account's alert is not found, to the test as to every change", async () => {
