@@ -271,7 +271,7 @@ export async function recordAlertFirings(
           };
         }),
     );
-    await recordAlertDeliveries(trx, day.date, deliveries);
+    await recordAlertDeliveries(trx, deliveries);
   }
   return fired;
 }

@@ -224,7 +224,7 @@ export interface WebhookDeliveriesTable {
   alert_id: ColumnType<string | null, string | null | undefined, never>;
 }
 
-/** Deliveries per rate day and state, with their attempts: a roll-up of `webhook_deliveries`, a state with none left at 0. */
+/** Publications' deliveries per rate day and state, with their attempts: a roll-up of `webhook_deliveries` (alerts' left out), a state with none left at 0. */
 export interface WebhookDeliveriesDailyTable {
   rate_date: string;
   state: DeliveryState;

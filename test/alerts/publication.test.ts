@@ -140,6 +140,11 @@ describe.skipIf(!OPENSSL_AVAILABLE)('alerts at a publication', () => {
     // the subscriber's own check of the signature
     const secretless = createHmac('sha256', 'not the secret').update(usd.rawBody).digest('hex');
     expect(usd.headers['x-exchangerates-signature']).not.toBe(`sha256=${secretless}`);
+    // each attempt is recorded as the alert's; the publications' roll-up counts only the 3 rates.published deliveries
+    const attempts = await t.db.selectFrom('webhook_attempts').select('delivery_id').where('event', '=', 'rates.alert').execute();
+    expect(attempts).toHaveLength(5);
+    const daily = await t.db.selectFrom('webhook_deliveries_daily').select(['deliveries']).where('rate_date', '=', NEXT.date).execute();
+    expect(daily.reduce((sum, row) => sum + row.deliveries, 0)).toBe(3);
     // and the delivery log lists them, as any delivery
     const log = await t.json(`/api/webhook-subscriptions/${subs['/eur']}/deliveries`, { key: business.key });
     expect(log.body.deliveries.map((d: any) => [d.event, d.state])).toEqual(expect.arrayContaining([['rates.alert', 'delivered']]));

@@ -73,12 +73,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`delete from webhook_attempts where event = 'rates.alert'`.execute(db);
   await sql`alter table webhook_attempts drop constraint webhook_attempts_event_check`.execute(db);
   await sql`alter table webhook_attempts add constraint webhook_attempts_event_check check (event in ('rates.published', 'rates.test'))`.execute(db);
-  // Alert deliveries go with their alerts, off the deliveries' roll-up first.
-  await sql`
-    update webhook_deliveries_daily w set deliveries = w.deliveries - d.deliveries, attempts = w.attempts - d.attempts
-    from (select rate_date, state, count(*)::int as deliveries, sum(attempts)::int as attempts
-          from webhook_deliveries where event = 'rates.alert' group by rate_date, state) d
-    where w.rate_date = d.rate_date and w.state = d.state`.execute(db);
+  // Alert deliveries go with the alerts (the deliveries' roll-up never counted them).
   await sql`delete from webhook_deliveries where event = 'rates.alert'`.execute(db);
   await sql`alter table webhook_deliveries drop constraint webhook_deliveries_once`.execute(db);
   await sql`alter table webhook_deliveries add constraint webhook_deliveries_once unique (subscription_id, event, rate_date)`.execute(db);
