@@ -36,8 +36,8 @@ const ALERT_ID = /^[0-9a-f]{32}$/;
 const MAX_DESCRIPTION = 200;
 /** firings the dashboard's history shows */
 export const RECENT_FIRINGS = 20;
-const WHAT = 'Rate alerts';
-const what = 'rate alerts';
+/** How refusals name these resources (a sentence's start, and its middle). */
+const RATE_ALERTS = { start: 'Rate alerts', middle: 'rate alerts' } as const;
 
 const noSuchAlert = (id: string) => new NotFoundError(`No rate alert ${id}`);
 
@@ -189,7 +189,7 @@ function checkFields(input: {
 
 /** The viewer's alert; another account's and an unknown id look the same (404). */
 async function ownAlert(ctx: Context, id: string): Promise<ListedAlert> {
-  const viewer = requireSubscriber(ctx, WHAT);
+  const viewer = requireSubscriber(ctx, RATE_ALERTS.start);
   const alert = ALERT_ID.test(id) ? await findAlert(ctx.services.db, viewer.accountId, id) : undefined;
   if (!alert) throw noSuchAlert(id);
   return alert;
@@ -271,7 +271,7 @@ builder.queryFields((t) => ({
     description: "The viewer's rate alerts, oldest first, and the plan's limit",
     authScopes: { apiKey: true, session: true },
     resolve: async (_root, _args, ctx) => {
-      const viewer = requireSubscriber(ctx, WHAT);
+      const viewer = requireSubscriber(ctx, RATE_ALERTS.start);
       return { alerts: await listAlerts(ctx.services.db, viewer.accountId), limit: PLAN_LIMITS[viewer.plan].alerts, accountId: viewer.accountId };
     },
   }),
@@ -296,7 +296,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateInput, required: true }) },
     authScopes: { apiKey: true, session: true },
     resolve: async (_root, { input }, ctx) => {
-      const viewer = requireActiveSubscriber(ctx, what);
+      const viewer = requireActiveSubscriber(ctx, RATE_ALERTS.middle);
       // D11: the request's own faults (400) before the plan's (403).
       const fields = checkFields(input);
       checkAlertsAvailable(viewer.plan);
@@ -314,7 +314,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg({ type: 'Text', required: true }) },
     authScopes: { apiKey: true, session: true },
     resolve: async (_root, { id }, ctx) => {
-      const viewer = requireActiveSubscriber(ctx, what);
+      const viewer = requireActiveSubscriber(ctx, RATE_ALERTS.middle);
       if (!ALERT_ID.test(id) || !(await deleteAlert(ctx.services.db, viewer.accountId, id))) throw noSuchAlert(id);
       return id;
     },
@@ -325,7 +325,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg({ type: 'Text', required: true }), isActive: t.arg.boolean({ required: true }) },
     authScopes: { apiKey: true, session: true },
     resolve: async (_root, { id, isActive }, ctx) => {
-      const viewer = requireActiveSubscriber(ctx, what);
+      const viewer = requireActiveSubscriber(ctx, RATE_ALERTS.middle);
       if (isActive) checkAlertsAvailable(viewer.plan); // D11: plan (403) before data (404)
       const updated = ALERT_ID.test(id) ? await setAlertActive(ctx.services.db, viewer.accountId, id, isActive) : undefined;
       if (!updated) throw noSuchAlert(id);
@@ -338,7 +338,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg({ type: 'Text', required: true }) },
     authScopes: { apiKey: true, session: true },
     resolve: async (_root, { id }, ctx) => {
-      const viewer = requireActiveSubscriber(ctx, what);
+      const viewer = requireActiveSubscriber(ctx, RATE_ALERTS.middle);
       checkAlertsAvailable(viewer.plan); // D11: plan (403) before data (404)
       const alert = await ownAlert(ctx, id);
       const firing = await sampleFiring(ctx, alert);
