@@ -161,6 +161,22 @@ describe.skipIf(!OPENSSL_AVAILABLE)('alerts at a publication', () => {
     expect(log.body.deliveries.map((d: any) => [d.event, d.state])).toEqual(expect.arrayContaining([['rates.alert', 'delivered']]));
   });
 
+  it('an alert delivery may be redelivered by hand, as any delivery', async () => {
+    const [row] = (await alertDeliveries(t)).filter((r) => r.subscription_id === subs['/eur']);
+    const before = receiver.deliveries.length;
+    const res = await t.json(`/api/webhook-subscriptions/${subs['/eur']}/deliveries/${row!.id}/redeliver`, { key: business.key, method: 'POST' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.delivery).toMatchObject({ id: row!.id, state: 'delivered' });
+    const again = receiver.deliveries[before]!;
+    expect(again.headers['x-exchangerates-event']).toBe('rates.alert');
+    expect(again.rawBody).toBe(row!.payload);
+    const attempts = await t.db.selectFrom('webhook_attempts').select(['event', 'attempt']).where('delivery_id', '=', row!.id).orderBy('attempt').execute();
+    expect(attempts).toEqual([
+      { event: 'rates.alert', attempt: 1 },
+      { event: 'rates.alert', attempt: 2 },
+    ]);
+  });
+
   it('e-mails each firing once, naming the currency, the condition, both rates and dates, with a pause link', async () => {
     expect(await t.app.alertMail.runDue()).toBe(3);
     const mails = t.mailbox.received.filter((m) => /Rate alert/.test(m.raw));
