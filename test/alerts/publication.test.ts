@@ -92,7 +92,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('alerts at a publication', () => {
         source: 'alerts test',
         format: 'csv',
         publicationDate: NEXT.date,
-        days: [{ date: NEXT.date, rates: Object.entries(NEXT.rates).map(([code, value]) => ({ code: code as 'USD', value: value! })) }],
+        days: [{ date: NEXT.date, rates: Object.entries(NEXT.rates).map(([code, value]) => ({ code: code as 'USD', value: value })) }],
       },
     });
     published = stored.data?.importRates;
