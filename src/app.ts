@@ -10,6 +10,7 @@ import { createInternalApp } from './internal/app.js';
 import { mcpPlaces } from './mcp/endpoint.js';
 import { ServiceMetrics, type PoolUse } from './metrics.js';
 import { DeliveryWorker } from './jobs/webhook-deliveries.js';
+import { AlertMailWorker } from './jobs/alert-mail.js';
 import { createEdge } from './edge.js';
 import { docsPlaces, DOCS_OPERATIONS, DOCS_PATH } from './rest/docs-pages.js';
 import { API_GUIDE, API_TITLE, openApiDocument } from './rest/openapi/document.js';
@@ -23,6 +24,7 @@ import { schema } from './schema/index.js';
 import { RateHistoryStore } from './db/rate-history-store.js';
 import { loadWebhookKey } from './service-file.js';
 import type { Services } from './services.js';
+import { createAlertLinks } from './mail/alert-links.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { VERSION } from './version.js';
 import { createSecretBox } from './webhooks/secret-box.js';
@@ -73,6 +75,8 @@ export function createServices(
     resolve: options.webhookNetwork?.resolve ?? systemResolver,
     resolveTimeoutMs: RESOLVE_TIMEOUT_MS,
   };
+  const webhookKey = loadWebhookKey(config);
+  const publicUrl = publicUrlOf(config);
   const services: Services = {
     db,
     rateHistory,
@@ -81,7 +85,7 @@ export function createServices(
     changes,
     rbaSources: { rss: config.RBA_RSS_URL, csv: config.RBA_CSV_URL, history: config.RBA_HISTORY_URLS },
     webhooks: {
-      box: createSecretBox(loadWebhookKey(config)),
+      box: createSecretBox(webhookKey),
       policy,
       send: createWebhookSender({
         policy,
@@ -99,7 +103,8 @@ export function createServices(
         outboxDir: join(config.DATA_DIR, 'outbox'),
         logger: options.logger ?? pino({ level: config.LOG_LEVEL }),
       }),
-    publicUrl: publicUrlOf(config),
+    publicUrl,
+    alertLinks: createAlertLinks(webhookKey, publicUrl),
   };
   return { services, keys };
 }
@@ -141,6 +146,7 @@ export function buildApp(deps: AppDependencies) {
   });
   const internal = createInternalApp({ schema, services, operatorToken: deps.operatorToken, logger });
   const deliveries = new DeliveryWorker(services, logger, { leaseMs: deps.config.WEBHOOK_LEASE_SECONDS * 1000 });
+  const alertMail = new AlertMailWorker(services, logger.child({ job: 'alert-mail' }));
   return {
     services,
     /** the public listener's handler (`node`) and the fetch adapter for tests (`fetch`): every surface */
@@ -150,9 +156,11 @@ export function buildApp(deps: AppDependencies) {
     usage,
     /** sends webhook deliveries: `start()` in the service, `runDue()` from tests */
     deliveries,
+    /** sends rate alerts' e-mails from their outbox: `start()` in the service, `runDue()` from tests */
+    alertMail,
     /** Finishes attempts in flight and writes what is held in memory (usage counts) back before the database closes. */
     async close() {
-      await deliveries.stop();
+      await Promise.all([deliveries.stop(), alertMail.stop()]);
       await Promise.all([usage.close(), services.rateHistory.settled(), limits.monthly.unanswered.close()]);
     },
   };

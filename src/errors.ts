@@ -15,6 +15,8 @@ export type ErrorCode =
   | 'key_limit_reached'
   | 'webhooks_not_available'
   | 'subscription_limit_reached'
+  | 'alerts_not_available'
+  | 'alert_limit_reached'
   | 'not_found'
   | 'conflict'
   | 'query_timeout'
@@ -94,6 +96,14 @@ export class WebhooksNotAvailableError extends DomainError {
 /** A subscription beyond the plan's count. */
 export class SubscriptionLimitReachedError extends DomainError {
   readonly code = 'subscription_limit_reached';
+}
+/** Rate alerts on a plan without them (Free). */
+export class AlertsNotAvailableError extends DomainError {
+  readonly code = 'alerts_not_available';
+}
+/** An alert beyond the plan's count. */
+export class AlertLimitReachedError extends DomainError {
+  readonly code = 'alert_limit_reached';
 }
 /** A sign-in link that is malformed, unknown, expired or already used: a new one must be asked for. */
 export class InvalidSignInLinkError extends DomainError {

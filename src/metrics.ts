@@ -32,6 +32,7 @@ export interface AnsweredRequest {
 
 export type WebhookAttemptOutcome = 'delivered' | 'failed';
 export type RbaPollOutcome = 'stored' | 'not_published' | 'failed';
+export type AlertEmailOutcome = 'sent' | 'failed';
 
 interface RequestSeries {
   labels: Record<'route' | 'method' | 'status', string>;
@@ -50,6 +51,8 @@ export class ServiceMetrics {
   private readonly webhookAttempts: Counter<'outcome'>;
   private readonly webhookDuration: Histogram<'outcome'>;
   private readonly rbaPolls: Counter<'outcome'>;
+  private readonly alertFirings: Counter<'condition'>;
+  private readonly alertEmails: Counter<'outcome'>;
   private readonly queryDuration: Histogram<'outcome'>;
 
   constructor() {
@@ -114,6 +117,18 @@ export class ServiceMetrics {
       labelNames: ['outcome'],
       registers,
     });
+    this.alertFirings = new Counter({
+      name: 'audrates_alert_firings_total',
+      help: 'Rate alerts fired by publications this process stored, by condition (above, below, change_pct)',
+      labelNames: ['condition'],
+      registers,
+    });
+    this.alertEmails = new Counter({
+      name: 'audrates_alert_emails_total',
+      help: "Rate alerts' e-mails handed to the mailer, by outcome (sent, failed)",
+      labelNames: ['outcome'],
+      registers,
+    });
     this.queryDuration = new Histogram({
       name: 'audrates_db_query_duration_seconds',
       help: 'Database statement time as the driver reports it, by outcome (ok, error)',
@@ -156,6 +171,14 @@ export class ServiceMetrics {
 
   rbaPoll(outcome: RbaPollOutcome): void {
     this.rbaPolls.inc({ outcome });
+  }
+
+  alertFired(condition: string): void {
+    this.alertFirings.inc({ condition });
+  }
+
+  alertEmail(outcome: AlertEmailOutcome): void {
+    this.alertEmails.inc({ outcome });
   }
 
   /** Kysely's `log` hook: every statement's duration. */

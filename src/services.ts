@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import type { ChangeFeed } from './db/change-feed.js';
 import type { Database } from './db/database.js';
 import type { RateHistoryStore } from './db/rate-history-store.js';
+import type { AlertLinks } from './mail/alert-links.js';
 import type { Mailer } from './mail/mailer.js';
 import type { ServiceMetrics } from './metrics.js';
 import type { SecretBox } from './webhooks/secret-box.js';
@@ -27,6 +28,8 @@ export interface Services {
   mailer: Mailer;
   /** the service's public origin, written into e-mailed links */
   publicUrl: string;
+  /** the signed links of alert e-mails */
+  alertLinks: AlertLinks;
 }
 
 export interface WebhookServices {

@@ -50,6 +50,7 @@ export async function start(config: Config, opening: Opening): Promise<void> {
     app.logger.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS is on: webhooks may reach private and loopback addresses (for tests and private deployments only)');
   }
   app.deliveries.start();
+  app.alertMail.start();
   // Every process may follow the RBA; the advisory lock lets exactly one of them poll at a time.
   // The leader also prunes old webhook deliveries; with no scheduler, every process may.
   const leader = config.SCHEDULER === 'on' ? openLeaderLock(target, RBA_LEADER_LOCK, { onError: (err) => app.logger.warn({ err }, 'rba leader lock') }) : null;

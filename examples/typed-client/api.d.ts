@@ -297,6 +297,65 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's rate alerts */
+        get: operations["Alerts"];
+        put?: never;
+        /**
+         * Create a rate alert
+         * @description Checked at every publication: `above` fires when the new rate is at or above `value` and the previous rate day's was below it, `below` the mirror, `change_pct` when the day's move is at least `value` per cent either way. At most once per rate day. Starter (3 alerts, e-mail only), Professional (20), Business (100) and Enterprise (500).
+         */
+        post: operations["CreateAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/alerts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete an alert and its firings */
+        delete: operations["DeleteAlert"];
+        options?: never;
+        head?: never;
+        /** Pause or resume an alert */
+        patch: operations["UpdateAlert"];
+        trace?: never;
+    };
+    "/api/alerts/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a sample of an alert on each of its channels now
+         * @description From the newest two rate days of its currency, whatever its condition: an e-mail to the account's address (with the `email` channel) and a signed delivery with the event `rates.test` and the `rates.alert` body to each active subscription covering the currency (with the `webhook` channel). A test never counts as a firing.
+         */
+        post: operations["TestAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/averages": {
         parameters: {
             query?: never;
@@ -544,6 +603,63 @@ export interface components {
             responseStatus: number;
             message: string;
         };
+        Alert: {
+            id: string;
+            /** @enum {string} */
+            currency: "AUD" | "USD" | "EUR" | "GBP" | "JPY" | "CNY" | "KRW" | "INR" | "SGD" | "NZD" | "THB" | "MYR" | "IDR" | "VND" | "HKD" | "PHP" | "CAD" | "CHF" | "TWD" | "TWI" | "SDR";
+            /** @enum {string} */
+            condition: "above" | "below" | "change_pct";
+            /** @description a rate level (A$1 = value units) for above and below; a percentage for change_pct */
+            value: number;
+            channels: ("email" | "webhook")[];
+            description: string | null;
+            isActive: boolean;
+            /**
+             * Format: date-time
+             * @description when it last fired; null until it fires
+             */
+            lastTriggeredAt: string | null;
+            /** @description firings so far; tests are not counted */
+            triggerCount: number;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        AlertResponse: {
+            /** @constant */
+            success: true;
+            alert: components["schemas"]["Alert"];
+        };
+        AlertList: {
+            /** @constant */
+            success: true;
+            alerts: components["schemas"]["Alert"][];
+            limit: number;
+        };
+        DeleteAlertResponse: {
+            /** @constant */
+            success: true;
+            message: string;
+        };
+        TestAlertResponse: {
+            /** @description whether every channel took its sample */
+            success: boolean;
+            /** @description the sample e-mail; null without the email channel */
+            email: {
+                to: string;
+                sent: boolean;
+                message: string;
+            } | null;
+            /** @description one signed rates.test delivery per active subscription covering the alert's currency */
+            webhooks: {
+                subscriptionId: string;
+                /** Format: uri */
+                url: string;
+                delivered: boolean;
+                /** @description the receiver's HTTP status; 0 when it gave no answer */
+                responseStatus: number;
+                message: string;
+            }[];
+        };
         WebhookDeliveryAttempt: {
             /** Format: date-time */
             at: string;
@@ -560,7 +676,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            event: "rates.published" | "rates.test";
+            event: "rates.published" | "rates.test" | "rates.alert";
             /**
              * Format: date
              * @description the payload's rate date
@@ -3521,6 +3637,762 @@ export interface operations {
                             code: 403;
                             /** @enum {string} */
                             type: "webhooks_not_available" | "https_required" | "key_restricted";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 404;
+                            /** @enum {string} */
+                            type: "not_found";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot answer now: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 503;
+                            /** @enum {string} */
+                            type: "service_unavailable";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    Alerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "alerts": [
+                     *         {
+                     *           "id": "9c4e1b7a2d3f4e5a8b6c0d1e2f3a4b5c",
+                     *           "currency": "USD",
+                     *           "condition": "above",
+                     *           "value": 0.69,
+                     *           "channels": [
+                     *             "email",
+                     *             "webhook"
+                     *           ],
+                     *           "description": "invoice USD when the dollar is strong",
+                     *           "isActive": true,
+                     *           "lastTriggeredAt": null,
+                     *           "triggerCount": 0,
+                     *           "createdAt": "2026-05-12T03:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "limit": 100
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AlertList"];
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag still matches */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 400;
+                            /** @enum {string} */
+                            type: "bad_request";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key: `invalid_api_key`, `account_suspended` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 401;
+                            /** @enum {string} */
+                            type: "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Refused: `https_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 403;
+                            /** @enum {string} */
+                            type: "https_required";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot answer now: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 503;
+                            /** @enum {string} */
+                            type: "service_unavailable";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    CreateAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "currency": "USD",
+                 *       "condition": "above",
+                 *       "value": 0.69,
+                 *       "channels": [
+                 *         "email",
+                 *         "webhook"
+                 *       ],
+                 *       "description": "invoice USD when the dollar is strong"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The code to watch: one of the 20 codes of /symbols but AUD */
+                    currency: string;
+                    /**
+                     * @description above, below or change_pct
+                     * @enum {string}
+                     */
+                    condition: "above" | "below" | "change_pct";
+                    /** @description A positive decimal of at most 6 places, below 1000000000: the rate level (A$1 = value units) for above and below, a percentage for change_pct */
+                    value: number | string;
+                    /** @description email, webhook or both (webhook needs the Professional plan or above) */
+                    channels: string[];
+                    /** @description A note of your own, at most 200 characters, shown when listing */
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "alert": {
+                     *         "id": "9c4e1b7a2d3f4e5a8b6c0d1e2f3a4b5c",
+                     *         "currency": "USD",
+                     *         "condition": "above",
+                     *         "value": 0.69,
+                     *         "channels": [
+                     *           "email",
+                     *           "webhook"
+                     *         ],
+                     *         "description": "invoice USD when the dollar is strong",
+                     *         "isActive": true,
+                     *         "lastTriggeredAt": null,
+                     *         "triggerCount": 0,
+                     *         "createdAt": "2026-05-12T03:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AlertResponse"];
+                };
+            };
+            /** @description Bad request: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 400;
+                            /** @enum {string} */
+                            type: "bad_request";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key: `invalid_api_key`, `account_suspended` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 401;
+                            /** @enum {string} */
+                            type: "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Refused: `alerts_not_available`, `alert_limit_reached`, `webhooks_not_available`, `https_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 403;
+                            /** @enum {string} */
+                            type: "alerts_not_available" | "alert_limit_reached" | "webhooks_not_available" | "https_required";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot answer now: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 503;
+                            /** @enum {string} */
+                            type: "service_unavailable";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    DeleteAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of the alert, as creating or listing it answered
+                 * @example 9c4e1b7a2d3f4e5a8b6c0d1e2f3a4b5c
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "message": "Rate alert 9c4e1b7a2d3f4e5a8b6c0d1e2f3a4b5c deleted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeleteAlertResponse"];
+                };
+            };
+            /** @description Bad request: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 400;
+                            /** @enum {string} */
+                            type: "bad_request";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key: `invalid_api_key`, `account_suspended` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 401;
+                            /** @enum {string} */
+                            type: "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Refused: `https_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 403;
+                            /** @enum {string} */
+                            type: "https_required";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 404;
+                            /** @enum {string} */
+                            type: "not_found";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot answer now: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 503;
+                            /** @enum {string} */
+                            type: "service_unavailable";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    UpdateAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of the alert, as creating or listing it answered
+                 * @example 9c4e1b7a2d3f4e5a8b6c0d1e2f3a4b5c
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "isActive": false
+                 *     }
+                 */
+                "application/json": {
+                    /** @description false: pause; true: resume */
+                    isActive: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "alert": {
+                     *         "id": "9c4e1b7a2d3f4e5a8b6c0d1e2f3a4b5c",
+                     *         "currency": "USD",
+                     *         "condition": "above",
+                     *         "value": 0.69,
+                     *         "channels": [
+                     *           "email",
+                     *           "webhook"
+                     *         ],
+                     *         "description": "invoice USD when the dollar is strong",
+                     *         "isActive": false,
+                     *         "lastTriggeredAt": null,
+                     *         "triggerCount": 0,
+                     *         "createdAt": "2026-05-12T03:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AlertResponse"];
+                };
+            };
+            /** @description Bad request: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 400;
+                            /** @enum {string} */
+                            type: "bad_request";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key: `invalid_api_key`, `account_suspended` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 401;
+                            /** @enum {string} */
+                            type: "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Refused: `alerts_not_available`, `https_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 403;
+                            /** @enum {string} */
+                            type: "alerts_not_available" | "https_required";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 404;
+                            /** @enum {string} */
+                            type: "not_found";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot answer now: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 503;
+                            /** @enum {string} */
+                            type: "service_unavailable";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    TestAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of the alert, as creating or listing it answered
+                 * @example 9c4e1b7a2d3f4e5a8b6c0d1e2f3a4b5c
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "email": {
+                     *         "to": "treasury@example.com",
+                     *         "sent": true,
+                     *         "message": "Test e-mail sent to treasury@example.com"
+                     *       },
+                     *       "webhooks": [
+                     *         {
+                     *           "subscriptionId": "5f0c7e1a9b3d4c2e8a6f1b0d3e7c9a24",
+                     *           "url": "https://hooks.example.com/rates",
+                     *           "delivered": true,
+                     *           "responseStatus": 200,
+                     *           "message": "Test delivery 0b6f2c1e-4d8a-4f3b-9c7e-2a5d8e1f6b90 acknowledged with 200"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TestAlertResponse"];
+                };
+            };
+            /** @description Bad request: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 400;
+                            /** @enum {string} */
+                            type: "bad_request";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key: `invalid_api_key`, `account_suspended` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 401;
+                            /** @enum {string} */
+                            type: "invalid_api_key" | "account_suspended";
+                            /** @description for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Refused: `alerts_not_available`, `https_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        error: {
+                            /** @constant */
+                            code: 403;
+                            /** @enum {string} */
+                            type: "alerts_not_available" | "https_required";
                             /** @description for people to read */
                             info: string;
                         };

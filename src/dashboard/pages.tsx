@@ -12,6 +12,7 @@ const NAV = [
   ['keys', '/dashboard/keys', 'Keys'],
   ['usage', '/dashboard/usage', 'Usage'],
   ['webhooks', '/dashboard/webhooks', 'Webhooks'],
+  ['alerts', '/dashboard/alerts', 'Alerts'],
   ['reports', '/dashboard/reports', 'Reports'],
   ['plan', '/dashboard/plan', 'Plan'],
 ] as const;

@@ -5,7 +5,7 @@ import { count, dateInWords, Layout, When, type PageAssets, type SignedInFrame }
 
 export interface DeliveryAttempt {
   deliveryId: string;
-  event: 'RATES_PUBLISHED' | 'RATES_TEST';
+  event: 'RATES_PUBLISHED' | 'RATES_TEST' | 'RATES_ALERT';
   rateDate: string;
   attempt: number;
   attemptedAt: string;
@@ -94,7 +94,7 @@ export function inPlainWords(refusal: string): string {
   return refusal;
 }
 
-const EVENT_NAMES = { RATES_PUBLISHED: 'rates.published', RATES_TEST: 'rates.test' } as const;
+const EVENT_NAMES = { RATES_PUBLISHED: 'rates.published', RATES_TEST: 'rates.test', RATES_ALERT: 'rates.alert' } as const;
 
 function Redeliver({ frame, subscription, deliveryId }: { frame: SignedInFrame; subscription: ListedSubscription; deliveryId: string }) {
   return (
@@ -114,7 +114,7 @@ function Deliveries({ frame, subscription }: { frame: SignedInFrame; subscriptio
   // A publication's delivery may be sent again from its latest attempt's row (the list is newest
   // first); a test delivery is not kept to be resent, and a suspended account changes nothing.
   const redeliverable = (a: DeliveryAttempt, row: number) =>
-    frame.status !== 'suspended' && a.event === 'RATES_PUBLISHED' && attempts.findIndex((b) => b.deliveryId === a.deliveryId) === row;
+    frame.status !== 'suspended' && a.event !== 'RATES_TEST' && attempts.findIndex((b) => b.deliveryId === a.deliveryId) === row;
   return (
     <details>
       <summary>{`Recent deliveries (${attempts.length})`}</summary>

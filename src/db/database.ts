@@ -195,7 +195,7 @@ export interface FreeConvertWindowsTable {
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'abandoned';
 
-export type WebhookEvent = 'rates.published' | 'rates.test';
+export type WebhookEvent = 'rates.published' | 'rates.test' | 'rates.alert';
 
 export interface WebhookSubscriptionsTable {
   /** 32 lower-case hex characters (D26) */
@@ -233,9 +233,11 @@ export interface WebhookDeliveriesTable {
   finished_at: ColumnType<Date | null, never, Date | null>;
   /** the last redelivery by hand (D42); null when there was none */
   redelivered_at: ColumnType<Date | null, never, Date | null>;
+  /** the alert that fired, for a `rates.alert` delivery; null for a publication's */
+  alert_id: ColumnType<string | null, string | null | undefined, never>;
 }
 
-/** Deliveries per rate day and state, with their attempts: a roll-up of `webhook_deliveries`, a state with none left at 0. */
+/** Publications' deliveries per rate day and state, with their attempts: a roll-up of `webhook_deliveries` (alerts' left out), a state with none left at 0. */
 export interface WebhookDeliveriesDailyTable {
   rate_date: string;
   state: DeliveryState;
@@ -299,6 +301,51 @@ export interface DashboardSessionsTable {
   last_seen_at: Date;
 }
 
+export const ALERT_CONDITIONS = ['above', 'below', 'change_pct'] as const;
+export type AlertCondition = (typeof ALERT_CONDITIONS)[number];
+export const ALERT_CHANNELS = ['email', 'webhook'] as const;
+export type AlertChannel = (typeof ALERT_CHANNELS)[number];
+
+/** A rate alert: a condition on one code, checked at every publication. */
+export interface AlertsTable {
+  /** 32 lower-case hex characters, as a subscription's */
+  id: string;
+  account_id: string;
+  currency: string;
+  condition: AlertCondition;
+  /** exact decimal text: a rate level (above, below) or a percentage (change_pct) */
+  value: string;
+  channels: AlertChannel[];
+  description: string | null;
+  is_active: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
+/** An alert that fired at a publication: once per alert and rate day. */
+export interface AlertFiringsTable {
+  id: Generated<number>;
+  alert_id: string;
+  rate_date: string;
+  value: string;
+  previous_date: string;
+  previous_value: string;
+  publication_id: number;
+  fired_at: Date;
+}
+
+export type AlertEmailState = 'pending' | 'sent' | 'failed' | 'abandoned';
+
+/** The e-mail of a firing, written with it and sent by the alert mail job (src/jobs/alert-mail.ts). */
+export interface AlertEmailsTable {
+  firing_id: number;
+  state: ColumnType<AlertEmailState, AlertEmailState | undefined, AlertEmailState>;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Date;
+  leased_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  last_error: ColumnType<string | null, never, string | null>;
+  sent_at: ColumnType<Date | null, never, Date | null>;
+}
+
 export interface Database {
   publications: PublicationsTable;
   history_imports: HistoryImportsTable;
@@ -324,6 +371,9 @@ export interface Database {
   webhook_attempt_durations: WebhookAttemptDurationsTable;
   sign_in_links: SignInLinksTable;
   dashboard_sessions: DashboardSessionsTable;
+  alerts: AlertsTable;
+  alert_firings: AlertFiringsTable;
+  alert_emails: AlertEmailsTable;
 }
 
 export type Account = Selectable<AccountsTable>;
@@ -332,3 +382,4 @@ export type WebhookSubscription = Selectable<WebhookSubscriptionsTable>;
 export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
 export type WebhookAttempt = Selectable<WebhookAttemptsTable>;
 export type DashboardSession = Selectable<DashboardSessionsTable>;
+export type Alert = Selectable<AlertsTable>;

@@ -48,11 +48,12 @@ export async function deleteSubscription(db: Kysely<Database>, accountId: string
       .forUpdate()
       .executeTakeFirst();
     if (!subscription) return false;
-    const deliveries = await trx.deleteFrom('webhook_deliveries').where('subscription_id', '=', id).returning(['rate_date', 'state', 'attempts']).execute();
-    await changeDeliveryCounts(
-      trx,
-      deliveries.map((d) => ({ rate_date: d.rate_date, state: d.state, deliveries: -1, attempts: -d.attempts })),
-    );
+    const deliveries = await trx
+      .deleteFrom('webhook_deliveries')
+      .where('subscription_id', '=', id)
+      .returning(['event', 'rate_date', 'state', 'attempts'])
+      .execute();
+    await changeDeliveryCounts(trx, publicationCountChanges(deliveries));
     await deleteAttempts(trx, sql`subscription_id = ${id}`);
     await trx.deleteFrom('webhook_subscriptions').where('id', '=', id).execute();
     return true;
@@ -127,8 +128,28 @@ export async function recordPublicationDeliveries(
   return rows.length;
 }
 
+/**
+ * Records the `rates.alert` deliveries of a publication's firings (src/db/alerts.ts), in its
+ * transaction; the unique (subscription, event, rate day, alert) makes a second recording a no-op.
+ * They stay out of the deliveries' roll-up, which counts publications' deliveries only.
+ */
+export async function recordAlertDeliveries(trx: Kysely<Database>, rows: readonly Insertable<WebhookDeliveriesTable>[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 1000) {
+    await trx
+      .insertInto('webhook_deliveries')
+      .values(rows.slice(i, i + 1000))
+      .onConflict((oc) => oc.constraint('webhook_deliveries_once').doNothing())
+      .execute();
+  }
+}
+
 /** A change to `webhook_deliveries_daily`: deliveries and attempts to add to a rate day's state (negative to take off). */
 type DeliveryCountChange = WebhookDeliveriesDailyTable;
+
+/** What deleting these deliveries takes off the roll-up: the publications' among them. */
+function publicationCountChanges(deleted: readonly Pick<WebhookDelivery, 'event' | 'rate_date' | 'state' | 'attempts'>[]): DeliveryCountChange[] {
+  return deleted.flatMap((d) => (d.event === 'rates.published' ? [{ rate_date: d.rate_date, state: d.state, deliveries: -1, attempts: -d.attempts }] : []));
+}
 
 /**
  * Adds changes to the deliveries' roll-up, summed per row and in the order of its key, so that two
@@ -177,6 +198,7 @@ async function changeDelivery(
     .set((eb) => ({ ...outcome, ...(attempted && { attempts: eb('webhook_deliveries.attempts', '+', 1) }) }))
     .whereRef('webhook_deliveries.id', '=', 'before.id')
     .returning([
+      'webhook_deliveries.event',
       'webhook_deliveries.rate_date',
       'webhook_deliveries.state',
       'webhook_deliveries.attempts',
@@ -184,7 +206,8 @@ async function changeDelivery(
       'before.attempts as attempts_before',
     ])
     .executeTakeFirst();
-  if (!changed) return [];
+  // the roll-up counts publications' deliveries only (an alert's is not one)
+  if (!changed || changed.event !== 'rates.published') return [];
   return [
     { rate_date: changed.rate_date, state: changed.state_before, deliveries: -1, attempts: -changed.attempts_before },
     { rate_date: changed.rate_date, state: changed.state, deliveries: 1, attempts: changed.attempts },
@@ -257,6 +280,7 @@ export async function claimDueDeliveries(
 
 export interface AttemptRecord {
   deliveryId: string;
+  event: WebhookDelivery['event'];
   subscriptionId: string;
   rateDate: string;
   /** 1 for the first attempt */
@@ -325,7 +349,7 @@ export async function recordAttempts(db: Kysely<Database>, attempts: readonly At
       attempts.map((a) => ({
         delivery_id: a.deliveryId,
         subscription_id: a.subscriptionId,
-        event: 'rates.published',
+        event: a.event,
         rate_date: a.rateDate,
         attempt: a.attempt,
         attempted_at: a.at,
@@ -537,6 +561,7 @@ export async function findRecentDelivery(
 
 export interface RedeliveryRecord {
   deliveryId: string;
+  event: WebhookDelivery['event'];
   subscriptionId: string;
   rateDate: string;
   ok: boolean;
@@ -584,7 +609,7 @@ export async function recordRedelivery(db: Kysely<Database>, attempt: Redelivery
       {
         delivery_id: attempt.deliveryId,
         subscription_id: attempt.subscriptionId,
-        event: 'rates.published',
+        event: attempt.event,
         rate_date: attempt.rateDate,
         attempt: before.attempts + 1,
         attempted_at: attempt.at,
@@ -610,12 +635,9 @@ export async function pruneDeliveries(db: Kysely<Database>, before: Date, limit:
         'in',
         trx.selectFrom('webhook_deliveries').select('id').where('created_at', '<', before).where('state', '!=', 'pending').orderBy('created_at').limit(limit),
       )
-      .returning(['rate_date', 'state', 'attempts'])
+      .returning(['event', 'rate_date', 'state', 'attempts'])
       .execute();
-    await changeDeliveryCounts(
-      trx,
-      deleted.map((d) => ({ rate_date: d.rate_date, state: d.state, deliveries: -1, attempts: -d.attempts })),
-    );
+    await changeDeliveryCounts(trx, publicationCountChanges(deleted));
     return deleted.length;
   });
 }

@@ -15,14 +15,43 @@ export interface PlanLimits {
   /** longest /timeseries range in days (end - start), null for no access */
   timeSeriesDays: number | null;
   webhookSubscriptions: number;
+  /** rate alerts the account may hold; on a plan without webhooks they e-mail only */
+  alerts: number;
 }
 
 export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
-  free: { name: 'Free', monthlyRequests: 300, resets: false, apiKeys: 1, historyDays: null, timeSeriesDays: null, webhookSubscriptions: 0 },
-  starter: { name: 'Starter', monthlyRequests: 5_000, resets: true, apiKeys: 1, historyDays: 30, timeSeriesDays: 7, webhookSubscriptions: 0 },
-  professional: { name: 'Professional', monthlyRequests: 50_000, resets: true, apiKeys: 5, historyDays: 'full', timeSeriesDays: 90, webhookSubscriptions: 3 },
-  business: { name: 'Business', monthlyRequests: 500_000, resets: true, apiKeys: 10, historyDays: 'full', timeSeriesDays: 365, webhookSubscriptions: 10 },
-  enterprise: { name: 'Enterprise', monthlyRequests: 5_000_000, resets: true, apiKeys: 20, historyDays: 'full', timeSeriesDays: 365, webhookSubscriptions: 50 },
+  free: { name: 'Free', monthlyRequests: 300, resets: false, apiKeys: 1, historyDays: null, timeSeriesDays: null, webhookSubscriptions: 0, alerts: 0 },
+  starter: { name: 'Starter', monthlyRequests: 5_000, resets: true, apiKeys: 1, historyDays: 30, timeSeriesDays: 7, webhookSubscriptions: 0, alerts: 3 },
+  professional: {
+    name: 'Professional',
+    monthlyRequests: 50_000,
+    resets: true,
+    apiKeys: 5,
+    historyDays: 'full',
+    timeSeriesDays: 90,
+    webhookSubscriptions: 3,
+    alerts: 20,
+  },
+  business: {
+    name: 'Business',
+    monthlyRequests: 500_000,
+    resets: true,
+    apiKeys: 10,
+    historyDays: 'full',
+    timeSeriesDays: 365,
+    webhookSubscriptions: 10,
+    alerts: 100,
+  },
+  enterprise: {
+    name: 'Enterprise',
+    monthlyRequests: 5_000_000,
+    resets: true,
+    apiKeys: 20,
+    historyDays: 'full',
+    timeSeriesDays: 365,
+    webhookSubscriptions: 50,
+    alerts: 500,
+  },
 };
 
 /** The monthly price in Australian dollars of SPEC 8's table; null where it is agreed case by case (Enterprise). */
@@ -35,3 +64,6 @@ export function replacesKeyOnCreate(plan: Plan): boolean {
 
 /** Plans whose accounts may subscribe to webhooks and receive deliveries. */
 export const PLANS_WITH_WEBHOOKS: readonly Plan[] = (Object.keys(PLAN_LIMITS) as Plan[]).filter((plan) => PLAN_LIMITS[plan].webhookSubscriptions > 0);
+
+/** Plans whose accounts may hold rate alerts. */
+export const PLANS_WITH_ALERTS: readonly Plan[] = (Object.keys(PLAN_LIMITS) as Plan[]).filter((plan) => PLAN_LIMITS[plan].alerts > 0);

@@ -23,6 +23,8 @@ export const ERROR_STATUS: Readonly<Record<RefusalCode, number>> = {
   key_limit_reached: 403,
   webhooks_not_available: 403,
   subscription_limit_reached: 403,
+  alerts_not_available: 403,
+  alert_limit_reached: 403,
   not_found: 404,
   method_not_allowed: 405,
   /** the listener's own limits: a request not received in time, headers over 16 KiB */

@@ -1,16 +1,18 @@
 // Storing rates, whoever brings them (the scheduler, `sync`, `import`): one transaction stores the
 // days and, when they bring a day newer than any stored, records that publication's webhook
-// deliveries (D29 in docs/decisions.md). After commit every process's caches hear of it.
+// deliveries (D29 in docs/decisions.md) and the rate alerts it fires, with their e-mails and
+// deliveries. After commit every process's caches hear of it.
 import { storeDays, type ImportSummary, type StoredDay } from '../db/rates.js';
+import { recordAlertFirings } from '../db/alerts.js';
 import { recordPublicationDeliveries } from '../db/webhooks.js';
 import { FIRST_DATE, sydneyDate } from '../domain/calendar.js';
 import { canonicalRates, isPublishedCode, type PublishedCode } from '../domain/currencies.js';
-import { PLANS_WITH_WEBHOOKS } from '../domain/plans.js';
+import { PLANS_WITH_ALERTS, PLANS_WITH_WEBHOOKS } from '../domain/plans.js';
 import type { SourceFormat } from '../domain/source-format.js';
 import { BadRequestError } from '../errors.js';
 import type { RbaTable } from '../rba/index.js';
 import type { Services } from '../services.js';
-import { deliveryPayload } from '../webhooks/payload.js';
+import { alertPayload, deliveryPayload } from '../webhooks/payload.js';
 
 export interface RatesBatch {
   /** where the data came from (path, URL or feed), for the record */
@@ -23,6 +25,8 @@ export interface RatesBatch {
 export interface ImportOutcome extends ImportSummary {
   /** deliveries recorded for the publication (0 when nothing was published) */
   deliveries: number;
+  /** rate alerts the publication fired */
+  alertsFired: number;
 }
 
 /** A batch parsed from an RBA file: its codes are the published ones, as the import operation's input takes them. */
@@ -94,8 +98,19 @@ export async function importRates(services: Services, batch: RatesBatch, options
             (id, currencies) => deliveryPayload('rates.published', id, published, currencies),
           )
         : 0;
-    return { ...summary, publishedDay: publishes ? summary.publishedDay : null, deliveries };
+    const fired =
+      published && summary.publicationId !== null
+        ? await recordAlertFirings(
+            trx,
+            { publicationId: summary.publicationId, date: published.date, rates: published.rates, recordedAt: now },
+            { alerts: PLANS_WITH_ALERTS, webhooks: PLANS_WITH_WEBHOOKS },
+            (id, firing) => alertPayload('rates.alert', id, firing),
+          )
+        : [];
+    return { ...summary, publishedDay: publishes ? summary.publishedDay : null, deliveries, fired };
   });
+  for (const firing of outcome.fired) services.metrics.alertFired(firing.condition);
   if (outcome.publicationId !== null) await services.changes.publish('rates_changed');
-  return outcome;
+  const { fired, ...stored } = outcome;
+  return { ...stored, alertsFired: fired.length };
 }

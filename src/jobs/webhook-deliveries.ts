@@ -199,6 +199,7 @@ export class DeliveryWorker {
     const retryAt = result.ok || nextOffset === undefined ? null : new Date(Math.max(delivery.createdAt.getTime() + nextOffset, at.getTime()));
     this.record({
       deliveryId: delivery.id,
+      event: delivery.event,
       subscriptionId: delivery.subscriptionId,
       rateDate: delivery.rateDate,
       attempt: delivery.attempts + 1,

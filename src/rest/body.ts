@@ -79,5 +79,16 @@ export const Field = {
     .array(z.string({ error: arrayOfStrings }), { error: arrayOfStrings })
     .pipe(z.array(storable(z.string())))
     .pipe(z.array(currencyCode())),
+  /** a list of strings, each storable; what each may be is the schema's to say */
+  strings: z
+    .array(z.string({ error: arrayOfStrings }), { error: (issue) => (issue.input === undefined ? missing(issue) : arrayOfStrings(issue)) })
+    .pipe(z.array(storable(z.string()))),
+  /** a decimal as a JSON number or a string, read as its text (a number's shortest form); its range is the schema's */
+  decimal: z
+    .union([z.number(), z.string()], {
+      error: (issue) => (issue.input === undefined ? missing(issue) : `Field '${fieldOf(issue)}' must be a number such as 0.65`),
+    })
+    .transform((value) => String(value))
+    .pipe(storable(z.string())),
   boolean: z.boolean({ error: (issue) => (issue.input === undefined ? missing(issue) : `Field '${fieldOf(issue)}' must be true or false`) }),
 };

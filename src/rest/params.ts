@@ -240,4 +240,6 @@ export const Param = {
   cursor: text().meta({ description: 'The nextCursor of the previous page of the delivery log' }),
   /** a subscription's id, as the service gave it */
   id: text().meta({ description: 'The id of the subscription, as creating or listing it answered' }),
+  /** an alert's id, as the service gave it */
+  alertId: text().meta({ description: 'The id of the alert, as creating or listing it answered' }),
 };

@@ -3,7 +3,14 @@
 // anonymous viewer reaches no dated rates at all (the `datedRates` scope refuses it first).
 import { addDays, daysBetween, sydneyDate } from '../domain/calendar.js';
 import { PLAN_LIMITS, PLANS, type Plan, type PlanLimits } from '../domain/plans.js';
-import { BadRequestError, PlanRestrictedError, SubscriptionLimitReachedError, WebhooksNotAvailableError } from '../errors.js';
+import {
+  AlertLimitReachedError,
+  AlertsNotAvailableError,
+  BadRequestError,
+  PlanRestrictedError,
+  SubscriptionLimitReachedError,
+  WebhooksNotAvailableError,
+} from '../errors.js';
 import type { Context, Viewer } from './context.js';
 import { datedRatesRefused } from './viewer-scopes.js';
 
@@ -128,5 +135,34 @@ export function checkSubscriptionLimit(plan: Plan, existing: number): void {
   const more = upgrade.webhookSubscriptions > limits.webhookSubscriptions ? `; the ${upgrade.name} plan allows ${upgrade.webhookSubscriptions}` : '';
   throw new SubscriptionLimitReachedError(
     `The ${limits.name} plan allows ${limits.webhookSubscriptions} webhook subscriptions and this account has ${existing}${more}; delete one to add another`,
+  );
+}
+
+/** Rate alerts come with Starter and above (e-mail only on Starter). */
+export function checkAlertsAvailable(plan: Plan): PlanLimits {
+  const limits = PLAN_LIMITS[plan];
+  if (limits.alerts > 0) return limits;
+  const upgrade = upgradeFor(plan, (l) => l.alerts > 0);
+  throw new AlertsNotAvailableError(`Rate alerts are not available on the ${limits.name} plan; the ${upgrade.name} plan allows ${upgrade.alerts}`);
+}
+
+/** An alert's webhook channel needs a plan with webhooks; on Starter alerts e-mail only. */
+export function checkAlertWebhooks(plan: Plan): void {
+  const limits = PLAN_LIMITS[plan];
+  if (limits.webhookSubscriptions > 0) return;
+  const upgrade = upgradeFor(plan, (l) => l.webhookSubscriptions > 0);
+  throw new WebhooksNotAvailableError(
+    `The ${limits.name} plan's alerts are sent by e-mail only: the webhook channel needs webhooks, which the ${upgrade.name} plan has`,
+  );
+}
+
+/** Creating one more alert must stay within the plan's count. */
+export function checkAlertLimit(plan: Plan, existing: number): void {
+  const limits = checkAlertsAvailable(plan);
+  if (existing < limits.alerts) return;
+  const upgrade = upgradeFor(plan, (l) => l.alerts > existing);
+  const more = upgrade.alerts > limits.alerts ? `; the ${upgrade.name} plan allows ${upgrade.alerts}` : '';
+  throw new AlertLimitReachedError(
+    `The ${limits.name} plan allows ${limits.alerts} rate alerts and this account has ${existing}${more}; delete one to add another`,
   );
 }

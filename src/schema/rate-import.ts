@@ -42,6 +42,7 @@ const ImportResultRef = builder.objectRef<ImportOutcome>('ImportResult').impleme
       resolve: (r) => r.publishedDay?.date ?? null,
     }),
     deliveries: t.exposeInt('deliveries', { description: 'Webhook deliveries recorded for the publication' }),
+    alertsFired: t.exposeInt('alertsFired', { description: 'Rate alerts the publication fired, each with its e-mail and deliveries' }),
   }),
 });
 
@@ -49,7 +50,7 @@ builder.mutationField('importRates', (t) =>
   t.field({
     type: ImportResultRef,
     description:
-      'Stores parsed RBA days in one transaction: new values are inserted, changed ones replace the old and are recorded, identical ones change nothing. A day newer than any stored is a publication: its webhook deliveries are recorded in the same transaction.',
+      'Stores parsed RBA days in one transaction: new values are inserted, changed ones replace the old and are recorded, identical ones change nothing. A day newer than any stored is a publication: its webhook deliveries and the rate alerts it fires are recorded in the same transaction.',
     args: { input: t.arg({ type: ImportRatesInput, required: true }) },
     authScopes: { operator: true },
     resolve: async (_root, { input }, ctx) => {

@@ -42,7 +42,7 @@ const LoggedDeliveryRef = builder.objectRef<LoggedDelivery>('WebhookDelivery').i
   description: 'One delivery to a subscription, with its attempts (D42)',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'The X-ExchangeRates-Delivery id, the same on every attempt' }),
-    event: t.exposeString('event', { description: 'rates.published or rates.test' }),
+    event: t.exposeString('event', { description: 'rates.published, rates.alert or rates.test' }),
     date: t.expose('date', { type: 'LocalDate', description: "The payload's rate date" }),
     state: t.exposeString('state', { description: 'delivered, pending, failed or abandoned' }),
     attempts: t.field({ type: [LoggedAttemptRef], description: 'Oldest first', resolve: (d) => d.attempts }),
@@ -97,6 +97,7 @@ builder.mutationField('redeliverWebhookDelivery', (t) =>
       metrics.webhookAttempt(result.ok ? 'delivered' : 'failed', durationMs / 1000);
       await recordRedelivery(db, {
         deliveryId: delivery.id,
+        event: delivery.event,
         subscriptionId: subscription.id,
         rateDate: delivery.rate_date,
         ok: result.ok,

@@ -34,28 +34,28 @@ const SUBSCRIPTION_ID = /^[0-9a-f]{32}$/;
 /** how many attempts a subscription lists as its recent deliveries */
 const RECENT_ATTEMPTS = 50;
 
-/** The account whose subscriptions these are. */
-interface Subscriber {
+/** The account whose subscriptions (or alerts) these are. */
+export interface Subscriber {
   accountId: string;
   plan: Plan;
 }
 
-/** The key's account, or the signed-in dashboard session's (docs/api.md §4.2). */
-function requireSubscriber(ctx: Context): Subscriber {
+/** The key's account, or the signed-in dashboard session's (docs/api.md §4.2); `what` names the resources. */
+export function requireSubscriber(ctx: Context, what = 'Webhook subscriptions'): Subscriber {
   const { viewer } = ctx;
   if (viewer.kind === 'apiKey') return viewer;
   if (viewer.kind === 'session') return { accountId: viewer.account.id, plan: viewer.account.plan };
-  throw new InvalidApiKeyError('Webhook subscriptions belong to an account: an API key or a dashboard session is needed');
+  throw new InvalidApiKeyError(`${what} belong to an account: an API key or a dashboard session is needed`);
 }
 
 /**
- * A subscriber that may change its subscriptions. A suspended account's keys are refused before
- * any operation; its dashboard session may still look, but not change anything.
+ * A subscriber that may change its subscriptions (or alerts). A suspended account's keys are
+ * refused before any operation; its dashboard session may still look, but not change anything.
  */
-export function requireActiveSubscriber(ctx: Context): Subscriber {
-  const subscriber = requireSubscriber(ctx);
+export function requireActiveSubscriber(ctx: Context, what = 'webhook subscriptions'): Subscriber {
+  const subscriber = requireSubscriber(ctx, what);
   if (ctx.viewer.kind === 'session' && ctx.viewer.account.status === 'suspended') {
-    throw new AccountSuspendedError('This account is suspended: its webhook subscriptions cannot be created or changed until it is reinstated');
+    throw new AccountSuspendedError(`This account is suspended: its ${what} cannot be created or changed until it is reinstated`);
   }
   return subscriber;
 }
@@ -70,7 +70,9 @@ export async function ownSubscription(ctx: Context, id: string): Promise<Webhook
   return subscription;
 }
 
-const WebhookEventEnum = builder.enumType('WebhookEvent', { values: { RATES_PUBLISHED: { value: 'rates.published' }, RATES_TEST: { value: 'rates.test' } } });
+const WebhookEventEnum = builder.enumType('WebhookEvent', {
+  values: { RATES_PUBLISHED: { value: 'rates.published' }, RATES_TEST: { value: 'rates.test' }, RATES_ALERT: { value: 'rates.alert' } },
+});
 
 const WebhookAttemptRef = builder.objectRef<RecentAttempt>('WebhookAttempt').implement({
   description: 'One attempt to deliver an event to a subscription (D28 in docs/decisions.md)',

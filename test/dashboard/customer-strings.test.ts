@@ -165,6 +165,7 @@ describe('what customers are shown', () => {
     await read('forged form', free.post('/dashboard/keys', { csrf: 'forged' }));
     await read('usage, none', free.get('/dashboard/usage'));
     await read('webhooks on Free', free.get('/dashboard/webhooks'));
+    await read('alerts on Free', free.get('/dashboard/alerts'));
     await read('plan', free.get('/dashboard/plan'));
 
     const email = 'pro-reader@example.com';
@@ -182,6 +183,14 @@ describe('what customers are shown', () => {
     const id = (await t.db.selectFrom('webhook_subscriptions').select('id').executeTakeFirstOrThrow()).id;
     await read('webhook test failed', pro.post('/dashboard/webhooks/test', { csrf, id }));
     await read('delete subscription', pro.get(`/dashboard/webhooks/delete?id=${id}`));
+    await read('alerts, none', pro.get('/dashboard/alerts'));
+    await read('alert refused', pro.post('/dashboard/alerts', { csrf, currency: 'USD', condition: 'above', value: '0', channels: 'email' }));
+    expect((await pro.post('/dashboard/alerts', { csrf, currency: 'USD', condition: 'change_pct', value: '1.5', channels: 'email' })).status).toBe(303);
+    await read('alerts, one', pro.get('/dashboard/alerts'));
+    const alertId = (await t.db.selectFrom('alerts').select('id').executeTakeFirstOrThrow()).id;
+    await read('alert test', pro.post('/dashboard/alerts/test', { csrf, id: alertId }));
+    await read('delete alert', pro.get(`/dashboard/alerts/delete?id=${alertId}`));
+    await read('pause link incomplete', visitor.get('/dashboard/alerts/pause?token=nothing'));
     // late rates, and a suspended account
     t.setNow('2026-05-13T09:00:00Z');
     await read('overview, rates late', pro.get('/dashboard'));
@@ -189,6 +198,7 @@ describe('what customers are shown', () => {
     await t.operator(graphql('mutation { setAccountStatus(email: "pro-reader@example.com", status: suspended) { status } }'));
     await read('overview, suspended', pro.get('/dashboard'));
     await read('webhooks, suspended', pro.get('/dashboard/webhooks'));
+    await read('alerts, suspended', pro.get('/dashboard/alerts'));
 
     expect(pages.size).toBeGreaterThanOrEqual(29);
     for (const [name, text] of pages) {

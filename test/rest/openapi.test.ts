@@ -155,6 +155,7 @@ describe('the OpenAPI document', () => {
 
 /** The ids the service gave, in the place of the example's. */
 const SUBSCRIPTION_ID = /^\/api\/webhook-subscriptions\/([^/?]+)/;
+const ALERT_ID = /^\/api\/alerts\/([^/?]+)/;
 
 /** `expected` with each field that `varies` names (a dotted path) standing for any value of its example's type. */
 function withVarying(expected: unknown, varies: readonly string[] = []): unknown {
@@ -182,7 +183,21 @@ describe('the example of every operation', () => {
     let target = example.request;
     let expected = example.response;
     let ownKey = key;
-    const exampleId = SUBSCRIPTION_ID.exec(target)?.[1] ?? (route.path.startsWith('/api/') ? '' : undefined);
+    const alertId = ALERT_ID.exec(target)?.[1] ?? (route.path.startsWith('/api/alerts') ? '' : undefined);
+    const exampleId = alertId !== undefined ? undefined : (SUBSCRIPTION_ID.exec(target)?.[1] ?? (route.path.startsWith('/api/') ? '' : undefined));
+    if (alertId !== undefined) {
+      // each alert example on an account of its own, with the alert of the creation's example
+      ownKey = await subscriptionKey();
+      if (alertId !== '' || route.method === 'GET') {
+        const create = routes.find((r) => r.name === 'CreateAlert')!.doc!.example;
+        const created = await t.json(create.request, { key: ownKey, method: 'POST', headers: JSON_TYPE, body: create.body });
+        const id: string = created.body.alert.id;
+        if (alertId !== '') {
+          target = target.replace(alertId, id);
+          expected = JSON.parse(JSON.stringify(expected).replaceAll(alertId, id));
+        }
+      }
+    }
     if (exampleId !== undefined) {
       // each webhook example on an account of its own, with the subscription of the creation's example
       ownKey = await subscriptionKey();

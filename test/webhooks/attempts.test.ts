@@ -112,6 +112,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('webhook attempts', () => {
       const retryAt = new Date(at.getTime() + 60_000);
       return {
         deliveryId: delivery.id,
+        event: 'rates.published' as const,
         subscriptionId,
         rateDate,
         attempt: 1,
@@ -139,7 +140,18 @@ describe.skipIf(!OPENSSL_AVAILABLE)('webhook attempts', () => {
     const { app, subscribe, attempts } = await setUp('2026-05-12');
     const kept = await subscribe('/kept');
     const at = new Date(evening('2026-05-12'));
-    const attempt = { rateDate: '2026-05-12', attempt: 1, ok: true, status: 200, error: null, at, durationMs: 12, retryAt: null, deactivateAt: 10 };
+    const attempt = {
+      event: 'rates.published' as const,
+      rateDate: '2026-05-12',
+      attempt: 1,
+      ok: true,
+      status: 200,
+      error: null,
+      at,
+      durationMs: 12,
+      retryAt: null,
+      deactivateAt: 10,
+    };
     await recordAttempts(app.db, [
       { ...attempt, deliveryId: '0b0d8a35-8d6f-4b43-9d0e-3c7d6f0b2a11', subscriptionId: 'f'.repeat(32) },
       { ...attempt, deliveryId: '7c1e4a7e-5a54-4f0e-8a77-0d3b8f6a9c22', subscriptionId: kept },

@@ -196,7 +196,9 @@ function operationOf(route: Route): Json {
     operationId: route.name,
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
-    tags: [route.auth === 'account' ? 'Webhook subscriptions' : route.auth === 'none' ? 'Service' : 'Rates'],
+    tags: [
+      route.auth === 'account' ? (route.path.startsWith('/api/alerts') ? 'Rate alerts' : 'Webhook subscriptions') : route.auth === 'none' ? 'Service' : 'Rates',
+    ],
     security,
     ...(parameters.length ? { parameters } : {}),
     ...(route.body
@@ -250,6 +252,7 @@ export function openApiDocument(table: readonly Route[], options: DocumentOption
       { name: 'Rates', description: 'Keyed data endpoints, metered against the monthly quota' },
       { name: 'Service', description: 'No key, never metered' },
       { name: 'Webhook subscriptions', description: 'The account’s own subscriptions, managed with its API key; never metered' },
+      { name: 'Rate alerts', description: 'The account’s own alerts on a currency’s rate, managed with its API key; never metered' },
     ],
     paths: { ...paths, ...options.extraPaths },
     components: {

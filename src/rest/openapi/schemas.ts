@@ -132,6 +132,44 @@ export const TestDeliveryResponse = z
   })
   .meta({ id: 'TestDeliveryResponse' });
 
+const Alert = z
+  .strictObject({
+    id: z.string().regex(/^[0-9a-f]{32}$/),
+    currency: Code,
+    condition: z.enum(['above', 'below', 'change_pct']),
+    value: z.number().positive().meta({ description: 'a rate level (A$1 = value units) for above and below; a percentage for change_pct' }),
+    channels: z.array(z.enum(['email', 'webhook'])).min(1),
+    description: z.string().nullable(),
+    isActive: z.boolean(),
+    lastTriggeredAt: Instant.nullable().meta({ description: 'when it last fired; null until it fires' }),
+    triggerCount: z.number().int().min(0).meta({ description: 'firings so far; tests are not counted' }),
+    createdAt: Instant,
+  })
+  .meta({ id: 'Alert' });
+export const AlertResponse = z.strictObject({ success: z.literal(true), alert: Alert }).meta({ id: 'AlertResponse' });
+export const AlertListResponse = z.strictObject({ success: z.literal(true), alerts: z.array(Alert), limit: z.number().int().min(0) }).meta({ id: 'AlertList' });
+export const DeleteAlertResponse = z.strictObject({ success: z.literal(true), message: z.string() }).meta({ id: 'DeleteAlertResponse' });
+export const TestAlertResponse = z
+  .strictObject({
+    success: z.boolean().meta({ description: 'whether every channel took its sample' }),
+    email: z
+      .strictObject({ to: z.string(), sent: z.boolean(), message: z.string() })
+      .nullable()
+      .meta({ description: 'the sample e-mail; null without the email channel' }),
+    webhooks: z
+      .array(
+        z.strictObject({
+          subscriptionId: z.string(),
+          url: z.url(),
+          delivered: z.boolean(),
+          responseStatus: z.number().int().meta({ description: "the receiver's HTTP status; 0 when it gave no answer" }),
+          message: z.string(),
+        }),
+      )
+      .meta({ description: "one signed rates.test delivery per active subscription covering the alert's currency" }),
+  })
+  .meta({ id: 'TestAlertResponse' });
+
 const DeliveryAttempt = z
   .strictObject({
     at: z.iso.datetime(),
@@ -147,7 +185,7 @@ const DeliveryState = z.enum(['delivered', 'pending', 'failed', 'abandoned']).me
 const Delivery = z
   .strictObject({
     id: z.uuid().meta({ description: 'the X-ExchangeRates-Delivery id, the same on every attempt' }),
-    event: z.enum(['rates.published', 'rates.test']),
+    event: z.enum(['rates.published', 'rates.test', 'rates.alert']),
     date: IsoDate.meta({ description: "the payload's rate date" }),
     state: DeliveryState,
     attempts: z.array(DeliveryAttempt).meta({ description: 'oldest first' }),
