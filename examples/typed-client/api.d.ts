@@ -3783,7 +3783,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: `https_required` */
+            /** @description Refused: `https_required`, `key_restricted` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3797,7 +3797,7 @@ export interface operations {
                             /** @constant */
                             code: 403;
                             /** @enum {string} */
-                            type: "https_required";
+                            type: "https_required" | "key_restricted";
                             /** @description for people to read */
                             info: string;
                         };
@@ -3940,7 +3940,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: `alerts_not_available`, `alert_limit_reached`, `webhooks_not_available`, `https_required` */
+            /** @description Refused: `alerts_not_available`, `alert_limit_reached`, `webhooks_not_available`, `https_required`, `key_restricted` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3954,7 +3954,7 @@ export interface operations {
                             /** @constant */
                             code: 403;
                             /** @enum {string} */
-                            type: "alerts_not_available" | "alert_limit_reached" | "webhooks_not_available" | "https_required";
+                            type: "alerts_not_available" | "alert_limit_reached" | "webhooks_not_available" | "https_required" | "key_restricted";
                             /** @description for people to read */
                             info: string;
                         };
@@ -4059,7 +4059,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: `https_required` */
+            /** @description Refused: `https_required`, `key_restricted` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4073,7 +4073,7 @@ export interface operations {
                             /** @constant */
                             code: 403;
                             /** @enum {string} */
-                            type: "https_required";
+                            type: "https_required" | "key_restricted";
                             /** @description for people to read */
                             info: string;
                         };
@@ -4225,7 +4225,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: `alerts_not_available`, `https_required` */
+            /** @description Refused: `alerts_not_available`, `https_required`, `key_restricted` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4239,7 +4239,7 @@ export interface operations {
                             /** @constant */
                             code: 403;
                             /** @enum {string} */
-                            type: "alerts_not_available" | "https_required";
+                            type: "alerts_not_available" | "https_required" | "key_restricted";
                             /** @description for people to read */
                             info: string;
                         };
@@ -4378,7 +4378,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: `alerts_not_available`, `https_required` */
+            /** @description Refused: `alerts_not_available`, `https_required`, `key_restricted` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4392,7 +4392,7 @@ export interface operations {
                             /** @constant */
                             code: 403;
                             /** @enum {string} */
-                            type: "alerts_not_available" | "https_required";
+                            type: "alerts_not_available" | "https_required" | "key_restricted";
                             /** @description for people to read */
                             info: string;
                         };
