@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AccountSuspendedError, InvalidApiKeyError, UnauthorizedError } from '../../../src/errors.js';
 import { csrfTokenOf } from '../../../src/http/session-cookie.js';
 import { KeyAuthenticator } from '../../../src/rest/auth.js';
+import { identifyPeer } from '../../../src/rest/client-address.js';
 import type { Step } from '../../../src/rest/exchange.js';
 import { authenticate } from '../../../src/rest/steps/authenticate.js';
 import { Browser, startDashboardApp, type DashboardApp } from '../../support/dashboard.js';
@@ -26,6 +27,8 @@ afterAll(() => t.close());
 
 async function run(name: string, parts: RequestParts) {
   const exchange = routedExchange(name, '/', parts);
+  // as the client step before it leaves it: a key's allowed addresses are checked against the peer
+  exchange.peer = identifyPeer('127.0.0.1', null, []);
   const next = recordingNext();
   await step(exchange, next);
   expect(next.calls).toBe(1);
