@@ -7,6 +7,7 @@ import { dashboardPlaces } from './dashboard/app.js';
 import { localChangeFeed, type ChangeFeed } from './db/change-feed.js';
 import type { Database } from './db/database.js';
 import { createInternalApp } from './internal/app.js';
+import { Readiness } from './internal/readiness.js';
 import { mcpPlaces } from './mcp/endpoint.js';
 import { ServiceMetrics, type PoolUse } from './metrics.js';
 import { DeliveryWorker } from './jobs/webhook-deliveries.js';
@@ -68,7 +69,10 @@ export function createServices(
 ) {
   const keys = new KeyAuthenticator(db);
   const rateHistory = new RateHistoryStore(db);
-  changes.subscribe((channel) => (channel === 'keys_changed' ? keys.clear() : rateHistory.invalidate()));
+  changes.subscribe((channel) => {
+    if (channel === 'keys_changed') keys.clear();
+    else if (channel === 'rates_changed') rateHistory.invalidate();
+  });
   const policy: TargetPolicy = {
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     resolve: options.webhookNetwork?.resolve ?? systemResolver,
@@ -132,8 +136,10 @@ export function buildApp(deps: AppDependencies) {
   const planChange = { url: deps.config.PLAN_CHANGE_URL ?? null, email: deps.config.SUPPORT_EMAIL ?? null };
   const dashboard = dashboardPlaces({ schema, services, logger, planChange });
   const mcp = mcpPlaces({ schema, services, keys, documentationUrl, limits, logger });
+  const readiness = new Readiness();
   // The public listener: every surface's places behind one edge (src/edge.ts).
   const web = createEdge({
+    stopping: () => !readiness.ready,
     places: [...api, ...docs, ...dashboard, ...mcp],
     logger,
     trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY),
@@ -147,6 +153,8 @@ export function buildApp(deps: AppDependencies) {
     /** the public listener's handler (`node`) and the fetch adapter for tests (`fetch`): every surface */
     web,
     internal,
+    /** the readiness check (GET /ready on the internal port); `stop()` begins a stop */
+    readiness,
     logger,
     usage,
     /** sends webhook deliveries: `start()` in the service, `runDue()` from tests */
