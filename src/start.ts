@@ -30,8 +30,9 @@ export async function start(config: Config, opening: Opening): Promise<void> {
   const metrics = new ServiceMetrics();
   opening.reportQueriesTo(metrics.databaseLog);
   const { db, target, pool } = await opening.database;
-  await migrateToLatest(db);
   const logger = pino({ level: config.LOG_LEVEL });
+  const migrated = await migrateToLatest(db);
+  if (migrated.length > 0) logger.info({ migrations: migrated }, `migrated the database: ${migrated.length} migrations applied`);
   const changes = await startChangeFeed(target, (err) => logger.error({ err }, 'change feed'));
   const app = buildApp({ config, db, changes, logger, operatorToken: loadOperatorToken(config), metrics, pool });
   // Every rate is served from memory: the whole stored history is read before the first request.

@@ -60,6 +60,19 @@ export async function openTestDatabase(options: OpenOptions = {}) {
   return { db, pool, url: null, close: () => db.destroy() };
 }
 
+/** A new, empty database (not migrated) on the Postgres server named by DATABASE_URL, for child processes; null on PGlite. */
+export async function createEmptyDatabaseUrl(): Promise<{ url: string; drop(): Promise<void> } | null> {
+  const url = process.env.DATABASE_URL;
+  const template = inject('postgresTemplate');
+  if (!url || !template) return null;
+  const name = freshName(template.replace(/_template$/, ''));
+  await adminQuery(url, `CREATE DATABASE "${name}"`);
+  return {
+    url: databaseUrl(url, name),
+    drop: () => adminQuery(url, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+  };
+}
+
 /**
  * An empty database of the test's own, not migrated (not copied from the template): a new database
  * on the Postgres server, or a new in-memory PGlite.
