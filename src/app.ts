@@ -54,6 +54,8 @@ export interface AppDependencies {
   metrics?: ServiceMetrics;
   /** the database pool's use, for /metrics (Postgres) */
   pool?: (() => PoolUse) | null;
+  /** a copy of the embedded database while it runs, for `cli backup` (src/db/connect.ts) */
+  snapshot?: (() => Promise<Blob>) | null;
 }
 
 const RESOLVE_TIMEOUT_MS = 5_000;
@@ -146,7 +148,7 @@ export function buildApp(deps: AppDependencies) {
     usage,
     metrics: services.metrics,
   });
-  const internal = createInternalApp({ schema, services, operatorToken: deps.operatorToken, logger });
+  const internal = createInternalApp({ schema, services, operatorToken: deps.operatorToken, logger, snapshot: deps.snapshot ?? null });
   const deliveries = new DeliveryWorker(services, logger, { leaseMs: deps.config.WEBHOOK_LEASE_SECONDS * 1000 });
   return {
     services,

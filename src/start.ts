@@ -29,12 +29,12 @@ export interface Opening {
 export async function start(config: Config, opening: Opening): Promise<void> {
   const metrics = new ServiceMetrics();
   opening.reportQueriesTo(metrics.databaseLog);
-  const { db, target, pool } = await opening.database;
+  const { db, target, pool, snapshot } = await opening.database;
   const logger = pino({ level: config.LOG_LEVEL });
   const migrated = await migrateToLatest(db);
   if (migrated.length > 0) logger.info({ migrations: migrated }, `migrated the database: ${migrated.length} migrations applied`);
   const changes = await startChangeFeed(target, (err) => logger.error({ err }, 'change feed'));
-  const app = buildApp({ config, db, changes, logger, operatorToken: loadOperatorToken(config), metrics, pool });
+  const app = buildApp({ config, db, changes, logger, operatorToken: loadOperatorToken(config), metrics, pool, snapshot });
   // Every rate is served from memory: the whole stored history is read before the first request.
   const history = await app.services.rateHistory.current();
   logger.info({ days: history.days.length, values: history.values, newestDate: history.newestDate }, 'rates loaded into memory');

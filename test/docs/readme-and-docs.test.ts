@@ -197,6 +197,8 @@ describe('operator commands', () => {
       'key create',
       'key revoke',
       'query',
+      'backup',
+      'restore',
     ]);
   });
 
