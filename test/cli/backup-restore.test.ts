@@ -55,11 +55,13 @@ async function tablesOf(db: Kysely<Database>): Promise<Tables> {
   return tables;
 }
 
-/** The tables of `name`, without the counting columns of `accounts`. */
+/** The rows of `accounts` without their counts. */
 const accountsWithoutCounts = (tables: Tables) =>
   (tables.accounts as string[]).map((row) => {
-    const { quota_used: _used, free_used: _free, ...rest } = JSON.parse(row) as Record<string, unknown>;
-    return rest;
+    const account = JSON.parse(row) as Record<string, unknown>;
+    delete account.quota_used;
+    delete account.free_used;
+    return account;
   });
 
 interface Answered {
