@@ -319,7 +319,7 @@ export async function startService(
     throw error;
   }
   const file = readServiceFile()!;
-  const operatorToken = readFileSync(join(dataDir, 'operator-token'), 'utf8').trim();
+  const operatorToken = env.OPERATOR_TOKEN ?? readFileSync(join(dataDir, 'operator-token'), 'utf8').trim();
 
   const get = async (path: string, key?: string): Promise<HttpAnswer> => {
     const response = await fetch(`${file.publicUrl}${path}`, { headers: key ? { Authorization: `Bearer ${key}` } : {} });
