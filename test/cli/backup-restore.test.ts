@@ -183,6 +183,15 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))('cli backup and restore (the 
     expect(result.code).toBe(1);
     expect(oneJson(result).error).toMatch(/is not a backup of the embedded database/);
     expect(() => statSync(join(work, 'data', 'pgdata'))).toThrow();
+    const [noFile, twoFiles, missing] = await Promise.all([
+      runCli(['restore'], { DATA_DIR: join(work, 'data') }),
+      runCli(['restore', 'a', 'b'], { DATA_DIR: join(work, 'data') }),
+      runCli(['restore', join(work, 'missing.backup')], { DATA_DIR: join(work, 'data') }),
+    ]);
+    expect(oneJson(noFile).error).toBe('usage: restore <file>');
+    expect(oneJson(twoFiles).error).toBe('usage: restore <file>');
+    expect(oneJson(missing).error).toMatch(/^Cannot read .*missing\.backup/);
+    expect([noFile.code, twoFiles.code, missing.code]).toEqual([1, 1, 1]);
   }, 60_000);
 });
 

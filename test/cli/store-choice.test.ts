@@ -85,6 +85,8 @@ it('prints every command’s usage for --help, on stdout, and exits 0 without op
     '  key create --email E',
     '  key revoke --prefix P',
     '  query <file.graphql> [--variables JSON]',
+    '  backup <file>',
+    '  restore <file>',
   ]);
   expect(existsSync(dataDir)).toBe(false);
 });
