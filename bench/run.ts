@@ -12,6 +12,8 @@
 // transaction that records the 2,000 deliveries, then app.deliveries.runDue() until all are
 // recorded; printed: both times, deliveries per second, per-attempt and publication-to-arrival
 // p50/p99, and the target (all 2,000 within 20 s).
+// Phase 3, the cluster (bench/cluster.ts, Postgres only): the reference deployment with 1 and 3
+// processes behind HAProxy, measured through the balancer.
 //
 //   BENCH_DURATION=<s>        measured seconds per target (default 5; e.g. 30 for steadier figures)
 //   BENCH_WARMUP=<s>          warm-up seconds per target, not measured (default 2)
@@ -36,10 +38,15 @@
 //   BENCH_ONLY=analytics      the analytics phase alone (bench/analytics.ts): the saved operations of
 //                             docs/operations timed over a generated year of usage for 10,000 accounts
 //   BENCH_ANALYTICS_RUNS=<n>  timed runs of each operation in the analytics phase (default 9)
+//   BENCH_ONLY=cluster        the cluster phase alone (bench/cluster.ts): 1 and 3 processes of the built
+//                             service behind HAProxy on a BENCH_DATABASE_URL database, keyed /latest
+//                             through the balancer; req/s and the database's commits per second. It
+//                             also runs after the other phases whenever BENCH_DATABASE_URL is set
 //
 // Exits 0 when goals are missed (it is a report); exits 1 when any target answered non-2xx or failed,
 // or when a delivery was not delivered or arrived with a wrong signature.
 import { benchAnalytics } from './analytics.js';
+import { benchCluster } from './cluster.js';
 import { startServersInChild } from './child.js';
 import { abortDeliveries, benchDeliveries } from './deliveries.js';
 import { measure, type LoadOptions, type Measurement } from './load.js';
@@ -148,6 +155,7 @@ async function main(): Promise<number> {
     await benchAnalytics(numberFromEnv('BENCH_ANALYTICS_RUNS', 9));
     return 0;
   }
+  if (only === 'cluster') return (await benchCluster(options)) ? 0 : 1;
   const deliveriesOnly = only === 'deliveries';
   const subscriptions = numberFromEnv('BENCH_DELIVERIES', 2_000);
   if (!Number.isInteger(subscriptions)) throw new Error(`BENCH_DELIVERIES must be a whole number, got ${subscriptions}`);
@@ -165,7 +173,8 @@ async function main(): Promise<number> {
   }
   let deliveriesOk = true;
   if (!only || deliveriesOnly) deliveriesOk = await benchDeliveries({ subscriptions });
-  return failed.length > 0 || !deliveriesOk ? 1 : 0;
+  const clusterOk = only ? true : await benchCluster(options);
+  return failed.length > 0 || !deliveriesOk || !clusterOk ? 1 : 0;
 }
 
 process.on('SIGINT', () => {

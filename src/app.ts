@@ -7,6 +7,7 @@ import { dashboardPlaces } from './dashboard/app.js';
 import { localChangeFeed, type ChangeFeed } from './db/change-feed.js';
 import type { Database } from './db/database.js';
 import { createInternalApp } from './internal/app.js';
+import { Readiness } from './internal/readiness.js';
 import { mcpPlaces } from './mcp/endpoint.js';
 import { ServiceMetrics, type PoolUse } from './metrics.js';
 import { DeliveryWorker } from './jobs/webhook-deliveries.js';
@@ -53,6 +54,8 @@ export interface AppDependencies {
   metrics?: ServiceMetrics;
   /** the database pool's use, for /metrics (Postgres) */
   pool?: (() => PoolUse) | null;
+  /** a copy of the embedded database while it runs, for `cli backup` (src/db/connect.ts) */
+  snapshot?: (() => Promise<Blob>) | null;
 }
 
 const RESOLVE_TIMEOUT_MS = 5_000;
@@ -69,7 +72,10 @@ export function createServices(
   const clock = options.clock ?? (() => new Date());
   const keys = new KeyAuthenticator(db, clock);
   const rateHistory = new RateHistoryStore(db);
-  changes.subscribe((channel) => (channel === 'keys_changed' ? keys.clear() : rateHistory.invalidate()));
+  changes.subscribe((channel) => {
+    if (channel === 'keys_changed') keys.clear();
+    else if (channel === 'rates_changed') rateHistory.invalidate();
+  });
   const policy: TargetPolicy = {
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     resolve: options.webhookNetwork?.resolve ?? systemResolver,
@@ -136,15 +142,17 @@ export function buildApp(deps: AppDependencies) {
   const planChange = { url: deps.config.PLAN_CHANGE_URL ?? null, email: deps.config.SUPPORT_EMAIL ?? null };
   const dashboard = dashboardPlaces({ schema, services, logger, planChange });
   const mcp = mcpPlaces({ schema, services, keys, documentationUrl, limits, logger });
+  const readiness = new Readiness();
   // The public listener: every surface's places behind one edge (src/edge.ts).
   const web = createEdge({
+    stopping: () => !readiness.ready,
     places: [...api, ...docs, ...dashboard, ...mcp],
     logger,
     trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY),
     usage,
     metrics: services.metrics,
   });
-  const internal = createInternalApp({ schema, services, operatorToken: deps.operatorToken, logger });
+  const internal = createInternalApp({ schema, services, operatorToken: deps.operatorToken, logger, snapshot: deps.snapshot ?? null });
   const deliveries = new DeliveryWorker(services, logger, { leaseMs: deps.config.WEBHOOK_LEASE_SECONDS * 1000 });
   const alertMail = new AlertMailWorker(services, logger.child({ job: 'alert-mail' }));
   return {
@@ -152,6 +160,8 @@ export function buildApp(deps: AppDependencies) {
     /** the public listener's handler (`node`) and the fetch adapter for tests (`fetch`): every surface */
     web,
     internal,
+    /** the readiness check (GET /ready on the internal port); `stop()` begins a stop */
+    readiness,
     logger,
     usage,
     /** sends webhook deliveries: `start()` in the service, `runDue()` from tests */

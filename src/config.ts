@@ -96,6 +96,12 @@ const schema = z
     SCHEDULER: z.enum(['on', 'off']).default('on'),
     /** 'off': identical read requests each get an answer of their own instead of sharing one for a second */
     SHARED_ANSWERS: z.enum(['on', 'off']).default('on'),
+    /**
+     * how long a process asked to stop by SIGTERM keeps serving while its readiness check (GET /ready
+     * on the internal port) answers 503, so that a balancer's health check takes it out of rotation
+     * before its listener closes; 0 without a balancer
+     */
+    SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(5_000).default(2_000),
     /** every listener's time limits (src/http/server.ts); lowered by tests to see them act */
     HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(LISTENER_LIMITS.headersTimeoutMs),
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(LISTENER_LIMITS.requestTimeoutMs),

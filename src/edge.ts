@@ -46,6 +46,8 @@ export interface EdgeOptions {
   usage: Pick<UsageRecorder, 'record'>;
   /** told of every answered request (GET /metrics on the internal port) */
   metrics: { request(answered: AnsweredRequest): void };
+  /** true once the process is stopping: every answer then closes its connection, so no client keeps one to it */
+  stopping?: () => boolean;
 }
 
 /** A path no surface serves: the API's 404 in the envelope, with CORS as on the data endpoints. */
@@ -128,7 +130,7 @@ export function createPipeline(steps: readonly Step[]): (request: RestRequest) =
 export function createEdge(options: EdgeOptions) {
   const serve = createPipeline(edgeSteps(options));
   // eslint-disable-next-line @typescript-eslint/unbound-method -- the adapter's fetch is an arrow function, safe to hand on
-  return { node: nodeListener(serve, options.logger), fetch: fetchAdapter(serve).fetch };
+  return { node: nodeListener(serve, options.logger, options.stopping ?? (() => false)), fetch: fetchAdapter(serve).fetch };
 }
 
 type Serve = (request: RestRequest) => Promise<Exchange>;
@@ -191,7 +193,7 @@ function acceptedUrl(req: IncomingMessage, res: ServerResponse, logger: Logger):
 }
 
 /** The public listener's handler. */
-function nodeListener(serve: Serve, logger: Logger): RequestListener {
+function nodeListener(serve: Serve, logger: Logger, stopping: () => boolean): RequestListener {
   return (req, res) => {
     const url = acceptedUrl(req, res, logger);
     if (!url) return;
@@ -200,6 +202,8 @@ function nodeListener(serve: Serve, logger: Logger): RequestListener {
         const list = headerList(headers);
         // A text body is sent whole with its length, not in chunks (a HEAD answer gives the GET's length).
         if (typeof answer!.body === 'string') list.push('Content-Length', String(Buffer.byteLength(answer!.body)));
+        // Asked when the answer is written, so a request that came in before the stop began closes too.
+        if (stopping()) list.push('Connection', 'close');
         res.writeHead(answer!.status, list);
         const body = request.method === 'HEAD' ? null : answer!.body;
         if (body instanceof CsvBody) {

@@ -60,7 +60,14 @@ export function writeServiceFile(dataDir: string, file: ServiceFile): void {
   writeFileSync(serviceFilePath(dataDir), `${JSON.stringify(file)}\n`, { mode: 0o600 });
 }
 
-export function removeServiceFile(dataDir: string): void {
+/** Removes service.json if it names `pid`: processes on one Postgres may share a data directory, and the last one started wrote it. */
+export function removeServiceFile(dataDir: string, pid: number): void {
+  try {
+    const file = JSON.parse(readFileSync(serviceFilePath(dataDir), 'utf8')) as ServiceFile;
+    if (file.pid !== pid) return;
+  } catch {
+    return;
+  }
   rmSync(serviceFilePath(dataDir), { force: true });
 }
 

@@ -1,6 +1,8 @@
 // Everything `npm start` does once the database is opening (src/main.ts): migrate, build the app,
-// read the rates into memory, listen on the public and internal ports, and stop cleanly on a signal.
+// read the rates into memory, listen on the public and internal ports, and stop cleanly on a signal
+// (docs/operations.md, "Stopping and rolling restarts").
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { LogEvent } from 'kysely';
 import { pino } from 'pino';
 import { buildApp } from './app.js';
@@ -11,7 +13,8 @@ import { openLeaderLock } from './db/leader-lock.js';
 import { migrateToLatest } from './db/migrate.js';
 import { listenerLimitsOf } from './http/limits.js';
 import { internalListener } from './edge.js';
-import { createListener, listen } from './http/server.js';
+import { closeListener, createListener, listen } from './http/server.js';
+import { READY_PATH } from './internal/readiness.js';
 import { ServiceMetrics } from './metrics.js';
 import { PUBLICATION_SCHEDULE, RBA_LEADER_LOCK, startRbaScheduler } from './jobs/rba-scheduler.js';
 import { loadOperatorToken, removeServiceFile, writeServiceFile } from './service-file.js';
@@ -26,21 +29,27 @@ export interface Opening {
 export async function start(config: Config, opening: Opening): Promise<void> {
   const metrics = new ServiceMetrics();
   opening.reportQueriesTo(metrics.databaseLog);
-  const { db, target, pool } = await opening.database;
-  await migrateToLatest(db);
+  const { db, target, pool, snapshot } = await opening.database;
   const logger = pino({ level: config.LOG_LEVEL });
+  const migrated = await migrateToLatest(db);
+  if (migrated.length > 0) logger.info({ migrations: migrated }, `migrated the database: ${migrated.length} migrations applied`);
   const changes = await startChangeFeed(target, (err) => logger.error({ err }, 'change feed'));
-  const app = buildApp({ config, db, changes, logger, operatorToken: loadOperatorToken(config), metrics, pool });
+  const app = buildApp({ config, db, changes, logger, operatorToken: loadOperatorToken(config), metrics, pool, snapshot });
   // Every rate is served from memory: the whole stored history is read before the first request.
   const history = await app.services.rateHistory.current();
   logger.info({ days: history.days.length, values: history.values, newestDate: history.newestDate }, 'rates loaded into memory');
   const listenerOptions = { limits: listenerLimitsOf(config), logger: app.logger };
+  const { readiness } = app;
   const publicServer = createListener(app.web.node, {
     ...listenerOptions,
     ...(config.TLS_CERT_FILE ? { tls: { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE!) } } : {}),
   });
   const internalServer = createListener(
-    internalListener((req, res) => void app.internal(req, res), app.logger),
+    internalListener((req, res) => {
+      if (req.url === READY_PATH) return readiness.answer(req, res);
+      if (!readiness.ready) res.setHeader('Connection', 'close');
+      void app.internal(req, res);
+    }, app.logger),
     listenerOptions,
   );
   const publicUrl = await listen(publicServer, config.PORT, config.HOST);
@@ -60,21 +69,45 @@ export async function start(config: Config, opening: Opening): Promise<void> {
     : null;
   app.logger.info({ publicUrl, internalUrl, storage: config.DATABASE_URL ? 'postgres' : `pglite:${config.DATA_DIR}` }, `listening on ${publicUrl}`);
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+  // A stopping process lets the lock go at once; the others hear it and one of them takes it.
+  changes.subscribe((channel) => channel === 'leader_released' && void scheduler?.checkLeader());
+
+  const stop = async (signal: NodeJS.Signals) => {
+    if (!readiness.ready) return;
+    readiness.stop();
+    const deadline = Date.now() + STOP_WITHIN_MS;
+    setTimeout(() => {
+      app.logger.error({ signal }, `not stopped within ${STOP_WITHIN_MS / 1000} s: exiting with work unfinished`);
+      process.exit(1);
+    }, STOP_WITHIN_MS).unref();
     app.logger.info({ signal }, 'stopping');
-    removeServiceFile(config.DATA_DIR);
-    publicServer.closeAllConnections();
-    internalServer.closeAllConnections();
-    await Promise.all([new Promise((r) => publicServer.close(r)), new Promise((r) => internalServer.close(r))]);
-    await scheduler?.stop();
+    // Leadership (polling, pruning) and webhook deliveries are handed over at once, not after the drain.
+    const handover = Promise.all([
+      scheduler
+        ?.stop()
+        .then(() => changes.publish('leader_released'))
+        .catch((err: unknown) => app.logger.warn({ err }, 'handing over the leader lock')),
+      app.deliveries.stop(),
+    ]);
+    // SIGTERM is a balancer's or systemd's stop: everything is still served for a moment while the
+    // readiness check answers 503, so the balancer sends nothing new here by the time the listener
+    // closes. SIGINT (Ctrl-C at a terminal) has no balancer to wait for.
+    if (signal === 'SIGTERM') await sleep(config.SHUTDOWN_DELAY_MS);
+    // Every request in flight is answered (and every unit it took counted) before the database closes.
+    await Promise.all([closeListener(publicServer, deadline - CUT_OFF_MARGIN_MS), closeListener(internalServer, deadline - CUT_OFF_MARGIN_MS)]);
+    await handover;
     await app.close();
     await changes.close();
     await db.destroy();
+    // Last: while the embedded database is open, a CLI command must find the service and not open it.
+    removeServiceFile(config.DATA_DIR, process.pid);
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
+
+/** A stopped process is gone within this long, whatever is still running (a balancer's or systemd's expectation). */
+const STOP_WITHIN_MS = 10_000;
+/** what a stop keeps, after cutting off requests still unanswered, to write its counts and close the database */
+const CUT_OFF_MARGIN_MS = 1_500;

@@ -5,6 +5,7 @@ import { PLANS, type Plan } from '../domain/plans.js';
 import { graphql } from '../graphql.js';
 import { OperationFailed, type OperatorClient, OperatorError } from './operator-client.js';
 import { isUrl, readSource } from '../jobs/read-source.js';
+import { backup } from './backup.js';
 
 export interface CommandArgs {
   positionals: string[];
@@ -216,6 +217,7 @@ async function query(client: OperatorClient, args: CommandArgs) {
 }
 
 export const commands: Record<string, Command> = {
+  backup,
   import: importFile,
   query,
   sync,

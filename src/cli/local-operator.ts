@@ -13,11 +13,12 @@ import { operationLimitRules } from '../internal/limits.js';
 import { createContext, OPERATOR } from '../schema/context.js';
 import { schema } from '../schema/index.js';
 import { keepDataDirPrivate } from '../service-file.js';
-import { dataOrThrow, type GraphQLResponse, type OperatorClient } from './operator-client.js';
+import { dataOrThrow, OperatorError, type GraphQLResponse, type OperatorClient } from './operator-client.js';
+import { POSTGRES_BACKUP } from './backup.js';
 
 export async function openLocalOperator(config: Config): Promise<OperatorClient> {
   if (!config.DATABASE_URL) keepDataDirPrivate(config.DATA_DIR);
-  const { db, target } = await openDatabase(targetFromConfig(config));
+  const { db, target, snapshot } = await openDatabase(targetFromConfig(config));
   await migrateToLatest(db);
   // Other processes on a shared Postgres must hear of revocations and imports made here.
   const changes = await startChangeFeed(target, (error) => console.error(error));
@@ -46,6 +47,10 @@ export async function openLocalOperator(config: Config): Promise<OperatorClient>
       return dataOrThrow<Result>(result);
     },
     execute: async (document, variables) => JSON.parse(JSON.stringify(await executeText(document, variables))) as GraphQLResponse,
+    async backup() {
+      if (!snapshot) throw new OperatorError(POSTGRES_BACKUP);
+      return Buffer.from(await (await snapshot()).arrayBuffer());
+    },
     async close() {
       await changes.close();
       await db.destroy();

@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, parseConfig } from '../config.js';
 import { NOT_UTF8 } from '../domain/text.js';
+import { restore } from './backup.js';
 import { commands } from './commands.js';
 import { connectOperator, OperationFailed, OperatorError } from './operator-client.js';
 
@@ -18,11 +19,14 @@ const USAGE = `usage: npm run --silent cli -- <command> [--create]
   key restrict --prefix P [--allowed-ips CIDR,CIDR] [--allowed-endpoints latest,historical,...] [--expires-on YYYY-MM-DD] [--monthly-cap N] [--clear]
   key revoke --prefix P
   query <file.graphql> [--variables JSON]
+  backup <file>
+  restore <file>
 Key restrictions: endpoint names are latest, historical, timeseries, convert, fluctuation, averages,
 webhooks, alerts, mcp; key restrict keeps the restrictions it is not given, and --clear removes them all.
 Beside a running service (service.json in DATA_DIR) a command goes through its internal endpoint.
 Without one it opens the store itself and says which on stderr; it opens an embedded database
-that is not there yet only for import, or with --create.`;
+that is not there yet only for import, or with --create. backup and restore are for the embedded
+database (restore: the service stopped, into a DATA_DIR without one); PostgreSQL has pg_dump.`;
 
 function print(value: object): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
@@ -74,6 +78,11 @@ async function main(): Promise<number> {
   const [first = '', second = '', ...rest] = parsed.positionals;
   const twoWords = `${first} ${second}`;
   const [name, positionals] = commands[twoWords] ? [twoWords, rest] : [first, parsed.positionals.slice(1)];
+  // A restore opens no store as the other commands do: it makes the database from the backup.
+  if (name === 'restore') {
+    print(await restore(parseConfig(process.env), { positionals, options }));
+    return 0;
+  }
   const command = commands[name];
   if (!command) {
     print({ error: `unknown command '${parsed.positionals.join(' ')}'\n${USAGE}` });

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { print } from 'graphql';
 import type { Config } from '../config.js';
 import type { TadaDocumentNode } from '../graphql.js';
+import { BACKUP_PATH } from '../internal/paths.js';
 import { findRunningService, loadOperatorToken, type ServiceFile } from '../service-file.js';
 
 /** A refused operation: the CLI prints `{"error": message}` and exits non-zero. */
@@ -26,6 +27,8 @@ export interface OperatorClient {
   run<Result, Variables extends Record<string, unknown>>(document: TadaDocumentNode<Result, Variables>, variables: Variables): Promise<Result>;
   /** an operation from a file (`query`): its whole result, errors included, as the internal endpoint answers it */
   execute(document: string, variables?: Record<string, unknown>): Promise<GraphQLResponse>;
+  /** a consistent copy of the embedded database (a gzipped tar), taken while the service runs */
+  backup(): Promise<Buffer>;
   close(): Promise<void>;
 }
 
@@ -69,13 +72,13 @@ export async function connectOperator(config: Config, choice: StoreChoice): Prom
   return openLocalOperator(config);
 }
 
-/** One POST of a JSON body; node:http rather than fetch, whose first use costs a command a tenth of its time. */
-function postJson(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+/** One POST; node:http rather than fetch, whose first use costs a command a tenth of its time. */
+function post(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; bytes: Buffer }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    const req = request(url, { method: 'POST', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes: Buffer.concat(chunks) }));
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -86,19 +89,37 @@ function postJson(url: string, headers: Record<string, string>, body: string): P
 /** Commands through the running service's internal endpoint (plain HTTP on its own port). */
 function serviceClient(config: Config, running: ServiceFile): OperatorClient {
   const token = loadOperatorToken(config);
-  const post = async (document: string, variables?: Record<string, unknown>) => {
-    const response = await postJson(running.internalUrl, { Authorization: `Bearer ${token}` }, JSON.stringify({ query: document, variables })).catch(
-      (error: unknown) => {
-        throw new OperatorError(`The service (pid ${running.pid}) runs but its internal endpoint ${running.internalUrl} did not answer: ${String(error)}`);
-      },
-    );
+  const send = async (url: string, headers: Record<string, string>, body: string) => {
+    const response = await post(url, { Authorization: `Bearer ${token}`, ...headers }, body).catch((error: unknown) => {
+      throw new OperatorError(`The service (pid ${running.pid}) runs but its internal endpoint ${url} did not answer: ${String(error)}`);
+    });
     if (response.status === 401) throw new OperatorError('The running service refused the operator token');
-    return JSON.parse(response.text) as GraphQLResponse;
+    return response;
+  };
+  const execute = async (document: string, variables?: Record<string, unknown>) => {
+    const response = await send(running.internalUrl, { 'Content-Type': 'application/json' }, JSON.stringify({ query: document, variables }));
+    return JSON.parse(response.bytes.toString('utf8')) as GraphQLResponse;
   };
   return {
     run: async <Result, Variables extends Record<string, unknown>>(document: TadaDocumentNode<Result, Variables>, variables: Variables) =>
-      dataOrThrow<Result>(await post(print(document), variables)),
-    execute: post,
+      dataOrThrow<Result>(await execute(print(document), variables)),
+    execute,
+    async backup() {
+      // the internal endpoint's GraphQL path is in service.json; its other places are beside it
+      const response = await send(new URL(BACKUP_PATH, running.internalUrl).href, {}, '');
+      if (response.status !== 200) throw new OperatorError(errorOf(response.bytes) ?? `The service answered the backup with ${response.status}`);
+      return response.bytes;
+    },
     close: async () => {},
   };
+}
+
+/** The `error` of a JSON answer, if it is one. */
+function errorOf(bytes: Buffer): string | null {
+  try {
+    const { error } = JSON.parse(bytes.toString('utf8')) as { error?: unknown };
+    return typeof error === 'string' ? error : null;
+  } catch {
+    return null;
+  }
 }

@@ -11,7 +11,9 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { DatabaseTarget } from './connect.js';
 
-export const CHANNELS = ['keys_changed', 'rates_changed'] as const;
+// `leader_released`: a stopping process let the leader lock go, so another takes it at once rather
+// than at its next periodic try (src/start.ts).
+export const CHANNELS = ['keys_changed', 'rates_changed', 'leader_released'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 export interface ChangeFeed {

@@ -35,6 +35,8 @@ export interface OpenDatabase {
   target: DatabaseTarget;
   /** the pool's connections now; null for the embedded database (one connection, no pool) */
   pool: (() => PoolUse) | null;
+  /** a consistent copy of the embedded database's directory (a gzipped tar), taken while it runs; null on a Postgres server (pg_dump's work) */
+  snapshot: (() => Promise<Blob>) | null;
 }
 
 export interface OpenOptions {
@@ -72,6 +74,7 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
       db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: reportingStalls(pool) }), ...log }),
       target,
       pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      snapshot: null,
     };
   }
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
@@ -80,7 +83,23 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
     parsers: { [DATE_OID]: keepText, [INT8_OID]: toNumber },
   });
   if (target.dataDir) narrowToOwner(target.dataDir);
-  return { db: new Kysely<Database>({ dialect: new PGliteDialect(simpleProtocolWhenParameterless(pglite)), ...log }), target, pool: null };
+  return {
+    db: new Kysely<Database>({ dialect: new PGliteDialect(simpleProtocolWhenParameterless(pglite)), ...log }),
+    target,
+    pool: null,
+    snapshot: () => snapshotOf(pglite),
+  };
+}
+
+/**
+ * The database directory as one file, for `cli backup`. PGlite copies its files while no statement
+ * runs, so the copy holds exactly the transactions committed by then (one still open is rolled
+ * back when the copy is opened, as after a crash); the checkpoint first writes every change into
+ * the tables' files, so opening the copy has little to replay.
+ */
+async function snapshotOf(pglite: PGlite): Promise<Blob> {
+  await pglite.exec('checkpoint');
+  return pglite.dumpDataDir('gzip');
 }
 
 /**

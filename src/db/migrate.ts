@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { inspect } from 'node:util';
 import { Migrator, sql, type Kysely, type Migration, type MigrationResultSet } from 'kysely';
 import type { Database } from './database.js';
@@ -63,9 +64,33 @@ async function upToDate(db: Kysely<Database>): Promise<boolean> {
   }
 }
 
-export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
-  if (await upToDate(db)) return;
-  throwOnFailure(await migrator(db).migrateToLatest());
+/** The advisory lock every process of every version takes around migrating: one migrates, the others wait. */
+const MIGRATION_LOCK = 'aud-rates:migrate';
+const LOCK_RETRY_MS = 100;
+
+/**
+ * Brings the database to the latest migration; returns the names of the migrations this call ran
+ * (none when it was up to date, or another process ran them meanwhile). Processes started together
+ * on an older database take turns under a session-level advisory lock, held on one connection for
+ * the whole run: the first migrates, and each of the others finds the work done once the lock is
+ * its turn, and goes on to serve.
+ */
+export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
+  if (await upToDate(db)) return [];
+  return db.connection().execute(async (connection) => {
+    // Asked again and again rather than waited for in one statement, which the statement timeout would cut short.
+    while (!(await sql<{ locked: boolean }>`select pg_try_advisory_lock(hashtext(${MIGRATION_LOCK})) as locked`.execute(connection)).rows[0]?.locked) {
+      await sleep(LOCK_RETRY_MS);
+    }
+    try {
+      if (await upToDate(connection)) return [];
+      const outcome = await migrator(connection).migrateToLatest();
+      throwOnFailure(outcome);
+      return (outcome.results ?? []).map((result) => result.migrationName);
+    } finally {
+      await sql`select pg_advisory_unlock(hashtext(${MIGRATION_LOCK}))`.execute(connection);
+    }
+  });
 }
 
 export async function migrateDown(db: Kysely<Database>): Promise<void> {

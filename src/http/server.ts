@@ -120,3 +120,25 @@ export function listen(server: Server, port: number, host: string): Promise<stri
     });
   });
 }
+
+/** How often a closing listener looks for connections that have become idle. */
+const IDLE_SWEEP_MS = 50;
+
+/**
+ * Stops accepting connections and lets every request in flight be answered, closing each
+ * connection as soon as it is idle (one kept alive would otherwise stay open until its keep-alive
+ * timeout); whatever is still open at `deadline` (epoch ms) is cut off. Resolves once every
+ * connection is closed.
+ */
+export async function closeListener(server: Server, deadline: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+  const cut = setTimeout(() => server.closeAllConnections(), Math.max(0, deadline - Date.now()));
+  try {
+    await closed;
+  } finally {
+    clearInterval(sweep);
+    clearTimeout(cut);
+  }
+}

@@ -8,12 +8,22 @@ import type { Logger } from 'pino';
 import type { Services } from '../services.js';
 import { graphiqlPage, GRAPHIQL_CSP, SIGN_IN_PATH, signInPage } from './graphiql.js';
 import { OperatorAuth } from './operator-auth.js';
+import { BACKUP_PATH } from './paths.js';
 import type { InternalYoga } from './yoga.js';
 
 export const INTERNAL_GRAPHQL_PATH = '/graphql';
 export const METRICS_PATH = '/metrics';
 
-export function createInternalApp(options: { schema: GraphQLSchema; services: Services; operatorToken: string; logger: Logger }) {
+export interface InternalAppOptions {
+  schema: GraphQLSchema;
+  services: Services;
+  operatorToken: string;
+  logger: Logger;
+  /** the embedded database's copy (src/db/connect.ts); null on a Postgres server */
+  snapshot?: (() => Promise<Blob>) | null;
+}
+
+export function createInternalApp(options: InternalAppOptions) {
   // Loaded on the first operation, not at start-up: yoga and its plugins are a good part of a
   // start's module loading, and the public API never needs them.
   let yoga: Promise<InternalYoga> | null = null;
@@ -66,7 +76,20 @@ export function createInternalApp(options: { schema: GraphQLSchema; services: Se
       );
     }
     if (pathname === METRICS_PATH) return metrics(request);
+    if (pathname === BACKUP_PATH) return backup(request);
     return (await internalYoga()).fetch(request);
+  }
+
+  async function backup(request: Request): Promise<Response> {
+    if (request.method !== 'POST') return new Response(null, { status: 405, headers: { Allow: 'POST' } });
+    if (!options.snapshot) {
+      const message = 'The service runs on a PostgreSQL server: back it up with pg_dump (docs/operations.md, Backups)';
+      return new Response(JSON.stringify({ error: message }), { status: 409, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } });
+    }
+    const started = performance.now();
+    const copy = await options.snapshot();
+    options.logger.info({ bytes: copy.size, ms: Math.round(performance.now() - started) }, 'backup: the embedded database copied');
+    return new Response(new Uint8Array(await copy.arrayBuffer()), { headers: { 'Content-Type': 'application/gzip', 'Cache-Control': 'no-store' } });
   }
 
   async function metrics(request: Request): Promise<Response> {

@@ -82,9 +82,12 @@ it('prints every command’s usage for --help, on stdout, and exits 0 without op
     '  account plan --email E --plan P',
     '  account suspend --email E',
     '  account unsuspend --email E',
-    '  key create --email E',
+    '  key create --email E [--allowed-ips CIDR,CIDR] [--allowed-endpoints latest,historical,...] [--expires-on YYYY-MM-DD] [--monthly-cap N]',
+    '  key restrict --prefix P [--allowed-ips CIDR,CIDR] [--allowed-endpoints latest,historical,...] [--expires-on YYYY-MM-DD] [--monthly-cap N] [--clear]',
     '  key revoke --prefix P',
     '  query <file.graphql> [--variables JSON]',
+    '  backup <file>',
+    '  restore <file>',
   ]);
   expect(existsSync(dataDir)).toBe(false);
 });

@@ -205,6 +205,8 @@ describe('operator commands', () => {
       'key restrict',
       'key revoke',
       'query',
+      'backup',
+      'restore',
     ]);
   });
 

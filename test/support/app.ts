@@ -100,6 +100,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     operatorToken: OPERATOR_TOKEN,
     metrics,
     pool: database.pool,
+    snapshot: database.snapshot,
     clock: () => now,
     logger: pino({ level: 'silent' }),
     ...(options.webhookNetwork ? { webhookNetwork: options.webhookNetwork } : {}),

@@ -47,6 +47,7 @@ const CONFIG_VARIABLES = [
   'RBA_CSV_URL',
   'RBA_HISTORY_URLS',
   'SCHEDULER',
+  'SHUTDOWN_DELAY_MS',
   'HEADERS_TIMEOUT_MS',
   'REQUEST_TIMEOUT_MS',
   'KEEP_ALIVE_TIMEOUT_MS',
@@ -277,8 +278,9 @@ export async function startService(
   const dataDir = env.DATA_DIR!;
   const child = spawn(process.execPath, nodeArgs, {
     cwd: ROOT,
-    // No scheduler unless a test asks for one: tests never reach the RBA's servers.
-    env: childEnv({ PORT: '0', INTERNAL_PORT: '0', LOG_LEVEL: 'info', SCHEDULER: 'off', ...env }),
+    // No scheduler unless a test asks for one: tests never reach the RBA's servers. No balancer to
+    // wait for on a stop either.
+    env: childEnv({ PORT: '0', INTERNAL_PORT: '0', LOG_LEVEL: 'info', SCHEDULER: 'off', SHUTDOWN_DELAY_MS: '0', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -318,7 +320,7 @@ export async function startService(
     throw error;
   }
   const file = readServiceFile()!;
-  const operatorToken = readFileSync(join(dataDir, 'operator-token'), 'utf8').trim();
+  const operatorToken = env.OPERATOR_TOKEN ?? readFileSync(join(dataDir, 'operator-token'), 'utf8').trim();
 
   const get = async (path: string, key?: string): Promise<HttpAnswer> => {
     const response = await fetch(`${file.publicUrl}${path}`, { headers: key ? { Authorization: `Bearer ${key}` } : {} });

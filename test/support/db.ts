@@ -44,10 +44,11 @@ export function pgliteTemplateFile(): string | null {
 export async function openTestDatabase(options: OpenOptions = {}) {
   const created = await createTestDatabaseUrl();
   if (created) {
-    const { db, pool } = await openDatabase({ kind: 'postgres', url: created.url }, options);
+    const { db, pool, snapshot } = await openDatabase({ kind: 'postgres', url: created.url }, options);
     return {
       db,
       pool,
+      snapshot,
       url: created.url,
       async close() {
         await db.destroy();
@@ -56,8 +57,21 @@ export async function openTestDatabase(options: OpenOptions = {}) {
     };
   }
   const dump = new Blob([readFileSync(inject('pgliteTemplate'))]);
-  const { db, pool } = await openDatabase({ kind: 'pglite', loadDataDir: dump }, options);
-  return { db, pool, url: null, close: () => db.destroy() };
+  const { db, pool, snapshot } = await openDatabase({ kind: 'pglite', loadDataDir: dump }, options);
+  return { db, pool, snapshot, url: null, close: () => db.destroy() };
+}
+
+/** A new, empty database (not migrated) on the Postgres server named by DATABASE_URL, for child processes; null on PGlite. */
+export async function createEmptyDatabaseUrl(): Promise<{ url: string; drop(): Promise<void> } | null> {
+  const url = process.env.DATABASE_URL;
+  const template = inject('postgresTemplate');
+  if (!url || !template) return null;
+  const name = freshName(template.replace(/_template$/, ''));
+  await adminQuery(url, `CREATE DATABASE "${name}"`);
+  return {
+    url: databaseUrl(url, name),
+    drop: () => adminQuery(url, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+  };
 }
 
 /**

@@ -1,0 +1,252 @@
+// The reference deployment (deploy/haproxy.cfg) under mixed keyed load: three processes on one
+// Postgres behind HAProxy. The process that leads is killed outright (SIGKILL), and the one that
+// takes the lead is restarted (SIGTERM, then started again). Every answer a client gets is 2xx,
+// 304 or 4xx, save requests the balancer had sent to the killed process; each account's stored count
+// equals the successes the clients saw, give or take the requests in flight at the kill; the lead
+// moves within the scheduler's bound after the kill, and at once after the SIGTERM.
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HAPROXY_TEMPLATE, haproxyConfig, startHaproxy, waitUntilReady, type Haproxy, type ServerPorts } from '../../deploy/cluster.js';
+import { billingPeriod } from '../../src/domain/billing.js';
+import { PLAN_LIMITS } from '../../src/domain/plans.js';
+import { accountWithKeyVia, createCliStore, importFixtureVia, startService, type CliStore, type RunningService } from '../support/cli.js';
+
+const HAPROXY = spawnSync('haproxy', ['-v']).status === 0;
+const PROCESSES = 3;
+const ACCOUNTS = 6;
+/** the scheduler's try for a free lead (src/jobs/rba-scheduler.ts), and a margin */
+const LEAD_BOUND_MS = 15_000 + 2_000;
+const LIMIT = PLAN_LIMITS.professional.monthlyRequests;
+/** the last account starts this close to its limit, so its requests end in 429s */
+const LEFT = 30;
+/** how soon the balancer sees a process gone: a check every 500 ms, each given 1 s (deploy/haproxy.cfg) */
+const DETECTION_MS = 1_500;
+/** days the fixture holds, and a weekend that answers with the Friday before */
+const DAYS = ['2026-05-11', '2026-05-09', '2026-01-07', '2025-01-10', '2025-01-09'];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Answer {
+  /** its X-Request-Id, which the balancer's log line of it carries */
+  id: string;
+  account: number;
+  method: string;
+  path: string;
+  /** whether a success takes a unit: a keyed data request */
+  counted: boolean;
+  startedAt: number;
+  endedAt: number;
+  /** the HTTP status, or 0 when the connection failed */
+  status: number;
+  error?: string;
+}
+
+describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind HAProxy: a kill and a restart under load', () => {
+  let store: CliStore;
+  let haproxy: Haproxy;
+  let balancer: string;
+  const ports: ServerPorts[] = [];
+  const processes: (RunningService | null)[] = [];
+  const dirs: string[] = [];
+  let env: Record<string, string>;
+  const keys: string[] = [];
+
+  const start = (i: number) => startService({ ...env, DATA_DIR: dirs[i]!, PORT: String(ports[i]!.public), INTERNAL_PORT: String(ports[i]!.internal) });
+
+  beforeAll(async () => {
+    store = await createCliStore();
+    const work = mkdtempSync(join(tmpdir(), 'aud-rates-haproxy-'));
+    env = {
+      ...store.env,
+      OPERATOR_TOKEN: randomBytes(24).toString('base64url'),
+      WEBHOOK_KEY: randomBytes(32).toString('base64url'),
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      TRUST_PROXY: '127.0.0.1',
+      SCHEDULER: 'on',
+      // the leader polls, and finds nothing: the tests never reach the RBA
+      RBA_RSS_URL: join(work, 'no-feed.xml'),
+      RBA_CSV_URL: join(work, 'no-table.csv'),
+      SHUTDOWN_DELAY_MS: '1500',
+    };
+    for (let i = 0; i < PROCESSES; i++) {
+      dirs.push(mkdtempSync(join(tmpdir(), 'aud-rates-haproxy-')));
+      ports.push({ public: await freePort(), internal: await freePort() });
+    }
+    dirs.push(work);
+    processes.push(...(await Promise.all(ports.map((_, i) => start(i)))));
+    await importFixtureVia(processes[0]!, 'f11.1-data.csv');
+    for (let account = 0; account < ACCOUNTS; account++) {
+      keys.push((await accountWithKeyVia(processes[account % PROCESSES]!, `cluster-${account}@example.test`, 'professional')).key);
+    }
+    await store.withDb(async (db) => {
+      const email = `cluster-${ACCOUNTS - 1}@example.test`;
+      const { billing_day } = await db.selectFrom('accounts').select('billing_day').where('email', '=', email).executeTakeFirstOrThrow();
+      await db
+        .updateTable('accounts')
+        .set({ quota_used: LIMIT - LEFT, quota_period: billingPeriod(billing_day, new Date()).start })
+        .where('email', '=', email)
+        .execute();
+    });
+    const bind = `127.0.0.1:${await freePort()}`;
+    balancer = `http://${bind}`;
+    const configFile = join(work, 'haproxy.cfg');
+    writeFileSync(configFile, haproxyConfig(readFileSync(HAPROXY_TEMPLATE, 'utf8'), { bind, servers: ports }));
+    haproxy = await startHaproxy(configFile, bind);
+    // every server up (two good checks): each has served a request through the balancer
+    const deadline = Date.now() + 10_000;
+    while (![1, 2, 3].every((n) => haproxy.output().includes(`service/app${n} `))) {
+      if (Date.now() > deadline) throw new Error(`not every server came up:\n${haproxy.output()}`);
+      await fetch(`${balancer}/symbols`).then((r) => r.arrayBuffer());
+      await sleep(50);
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(processes.flatMap((p) => (p ? [p.stop('SIGKILL')] : [])));
+    await haproxy?.stop();
+    await store?.close();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The processes whose log says they lead now (the last word of each says which). */
+  const leaders = () =>
+    processes.flatMap((p, i) => {
+      if (!p || p.child.exitCode !== null || p.child.signalCode !== null) return [];
+      const said = p.output().match(/"msg":"(leading: this process polls the RBA|no longer leading[^"]*)"/g) ?? [];
+      return said.at(-1)?.includes('"msg":"leading') ? [i] : [];
+    });
+
+  /** Mixed keyed requests of every account through the balancer, one after another per account, until `stop()`. */
+  function load() {
+    const answers: Answer[] = [];
+    let stopped = false;
+    const loops = keys.map(async (key, account) => {
+      const auth = { Authorization: `Bearer ${key}` };
+      let etag: string | null = null;
+      let subscription: string | null = null;
+      for (let i = 0; !stopped; i++) {
+        const day = DAYS[i % DAYS.length]!;
+        const requests: [string, string, RequestInit, boolean][] = [
+          ['GET', '/latest?symbols=USD,EUR', {}, true],
+          ['GET', `/${day}`, {}, true],
+          ['GET', `/timeseries?start_date=2025-06-01&end_date=2026-05-11&symbols=JPY`, {}, true],
+          ['GET', `/convert?from=USD&to=GBP&amount=${i + 1}`, {}, true],
+          ['GET', '/latest?symbols=USD', etag ? { headers: { 'If-None-Match': etag } } : {}, true],
+          subscription
+            ? ['DELETE', `/api/webhook-subscriptions/${subscription}`, {}, false]
+            : [
+                'POST',
+                '/api/webhook-subscriptions',
+                { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ url: 'https://127.0.0.1:9/hook' }) },
+                false,
+              ],
+          ['GET', '/api/webhook-subscriptions', {}, false],
+        ];
+        const [method, path, init, counted] = requests[i % requests.length]!;
+        const startedAt = Date.now();
+        const id = `load-${account}-${i}`;
+        const answer: Answer = { id, account, method, path, counted, startedAt, endedAt: 0, status: 0 };
+        try {
+          const response = await fetch(`${balancer}${path}`, {
+            ...init,
+            method,
+            headers: { ...auth, 'X-Request-Id': id, ...(init.headers as Record<string, string>) },
+          });
+          const text = await response.text();
+          answer.status = response.status;
+          if (path === '/latest?symbols=USD' && response.status === 200) etag = response.headers.get('etag');
+          if (method === 'POST' && response.status === 200) subscription = (JSON.parse(text) as { subscription: { id: string } }).subscription.id;
+          if (method === 'DELETE' && response.status < 500) subscription = null;
+        } catch (error) {
+          answer.error = String((error as Error).cause ?? error);
+        }
+        answer.endedAt = Date.now();
+        answers.push(answer);
+      }
+    });
+    return {
+      answers,
+      async stop() {
+        stopped = true;
+        await Promise.all(loops);
+      },
+    };
+  }
+
+  it('answers every request but those in flight on the killed process, counts exactly, and moves the lead', async () => {
+    await expect.poll(() => leaders().length, { timeout: 10_000 }).toBe(1);
+    const killed = leaders()[0]!;
+    const traffic = load();
+    await sleep(2_000);
+
+    // The leader is killed outright: another takes the lead at its next try.
+    const killedAt = Date.now();
+    processes[killed]!.child.kill('SIGKILL');
+    await processes[killed]!.exited;
+    processes[killed] = null;
+    await expect.poll(() => leaders().length, { timeout: LEAD_BOUND_MS, interval: 100 }).toBe(1);
+    expect(Date.now() - killedAt).toBeLessThan(LEAD_BOUND_MS);
+    const restarted = leaders()[0]!;
+
+    // The new leader is stopped (SIGTERM) and started again: the lead moves at once.
+    const signalledAt = Date.now();
+    processes[restarted]!.child.kill('SIGTERM');
+    await expect.poll(() => leaders().filter((i) => i !== restarted).length, { timeout: 3_000, interval: 50 }).toBe(1);
+    const stopped = await processes[restarted]!.exited;
+    expect(stopped).toEqual({ code: 0, signal: null });
+    expect(Date.now() - signalledAt).toBeLessThan(10_000);
+    processes[restarted] = await start(restarted);
+    await waitUntilReady(ports[restarted]!.internal);
+    await sleep(1_500); // back in the balancer's rotation, and serving
+    await traffic.stop();
+
+    const { answers } = traffic;
+    const inFlightAtKill = (a: Answer) => a.startedAt <= killedAt && a.endedAt >= killedAt;
+    const failed = answers.filter((a) => !((a.status >= 200 && a.status < 300) || a.status === 304 || (a.status >= 400 && a.status < 500)));
+    // A failure is only ever a request the balancer had sent to the killed process: in flight at the
+    // kill, or sent there in the moment before its health check saw it gone (a GET is tried again
+    // elsewhere; another method may have taken effect, so the balancer closes the client's
+    // connection, as the process did, and may log nothing of it). What it logged names that process.
+    await sleep(200);
+    const logLine = (a: Answer) =>
+      haproxy
+        .output()
+        .split('\n')
+        .find((line) => line.includes(`{${a.id}}`)) ?? null;
+    const elsewhere = failed.filter((a) => {
+      const line = logLine(a);
+      return a.endedAt < killedAt || a.startedAt > killedAt + DETECTION_MS || (line !== null && !line.includes(` service/app${killed + 1} `));
+    });
+    expect(elsewhere.map((a) => `${a.method} ${a.path}: ${a.error ?? a.status} at ${a.startedAt - killedAt} ms after the kill: ${logLine(a)}`)).toEqual([]);
+    expect(failed.length).toBeLessThanOrEqual(ACCOUNTS);
+    expect(answers.filter((a) => a.status === 304).length).toBeGreaterThan(0);
+    expect(answers.filter((a) => a.status === 429).length).toBeGreaterThan(0);
+    expect(answers.filter((a) => a.startedAt > signalledAt && a.status === 200).length).toBeGreaterThan(0);
+
+    const stored = await store.withDb((db) => db.selectFrom('accounts').select(['email', 'quota_used']).where('email', 'like', 'cluster-%').execute());
+    for (let account = 0; account < ACCOUNTS; account++) {
+      const mine = answers.filter((a) => a.account === account && a.counted);
+      const seen = mine.filter((a) => a.status === 200 || a.status === 304).length;
+      const start = account === ACCOUNTS - 1 ? LIMIT - LEFT : 0;
+      const used = stored.find((row) => row.email === `cluster-${account}@example.test`)!.quota_used - start;
+      expect(used - seen, `account ${account}: ${used} counted, ${seen} seen`).toBeGreaterThanOrEqual(0);
+      expect(used - seen, `account ${account}: ${used} counted, ${seen} seen`).toBeLessThanOrEqual(mine.filter(inFlightAtKill).length);
+    }
+    expect(stored.find((row) => row.email === `cluster-${ACCOUNTS - 1}@example.test`)!.quota_used).toBe(LIMIT);
+  }, 90_000);
+});
