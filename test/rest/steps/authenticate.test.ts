@@ -107,5 +107,6 @@ it('a suspended key is 401 account_suspended', async () => {
   await t.operator(graphql('mutation($e: EmailAddress!) { setAccountStatus(email: $e, status: suspended) { status } }'), { e: email });
   const keys = authenticate(new KeyAuthenticator(t.db), t.app.services);
   const exchange = routedExchange('Latest', '/', { headers: { Authorization: `Bearer ${suspendedKey}` } });
+  exchange.peer = identifyPeer('127.0.0.1', null, []);
   await expect(keys(exchange, recordingNext())).rejects.toBeInstanceOf(AccountSuspendedError);
 });
