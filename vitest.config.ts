@@ -28,6 +28,10 @@ export default defineConfig({
   resolve: { alias: { graphql: 'graphql/index.js' } },
   test: {
     pool: 'forks',
+    // Most of an integration test's time is spent waiting (on the database, a child process, a
+    // socket, a browser), so more files run at once than the machine has cores; vitest's default
+    // leaves one of two cores idle.
+    maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
@@ -42,6 +46,9 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: UNIT_TESTS,
           globalSetup: ['test/support/global-setup.ts'],
+          // Files share their worker's module cache: each builds its own app, database and
+          // listeners, and no file mocks a module, so only the imports are saved.
+          isolate: false,
         },
       },
     ],
