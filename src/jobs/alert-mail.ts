@@ -7,6 +7,7 @@ import { claimDueAlertEmails, recordAlertEmail, type ClaimedAlertEmail } from '.
 import { alertMail } from '../mail/alert-mail.js';
 import type { Services } from '../services.js';
 import { ATTEMPT_OFFSETS_MS } from './webhook-deliveries.js';
+import { PolledJob } from './polled-job.js';
 
 const BATCH = 32;
 
@@ -19,11 +20,7 @@ export interface AlertMailOptions {
 
 export class AlertMailWorker {
   private readonly leaseMs: number;
-  private readonly pollMs: number;
-  private run: Promise<number> | null = null;
-  private again = false;
-  private timer: NodeJS.Timeout | null = null;
-  private stopped = true;
+  private readonly job: PolledJob;
 
   constructor(
     private readonly services: Services,
@@ -31,47 +28,32 @@ export class AlertMailWorker {
     options: AlertMailOptions = {},
   ) {
     this.leaseMs = options.leaseMs ?? 120_000;
-    this.pollMs = options.pollMs ?? 15_000;
+    this.job = new PolledJob({
+      drain: () => this.drain(),
+      pollMs: options.pollMs ?? 15_000,
+      logger,
+      attempted: 'alert e-mails sent',
+      failed: 'alert e-mails failed to run',
+    });
   }
 
   /** Polls for due e-mails, and at once whenever rates are published (in any process). */
   start(): void {
-    this.stopped = false;
     this.services.changes.subscribe((channel) => channel === 'rates_changed' && this.wake());
-    this.schedule(0);
+    this.job.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.run;
+  stop(): Promise<void> {
+    return this.job.stop();
   }
 
   wake(): void {
-    if (this.run) this.again = true;
-    else if (!this.stopped) this.schedule(0);
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.runDue()
-        .then((sent) => sent > 0 && this.logger.info({ sent }, 'alert e-mails sent'))
-        .catch((err: unknown) => this.logger.error({ err }, 'alert e-mails failed to run'))
-        .finally(() => !this.stopped && this.schedule(this.again ? 0 : this.pollMs));
-    }, delayMs);
+    this.job.wake();
   }
 
   /** Sends every e-mail due now and records each outcome; resolves with the number attempted. */
   runDue(): Promise<number> {
-    if (this.run) {
-      this.again = true;
-      return this.run;
-    }
-    this.again = false;
-    this.run = this.drain().finally(() => (this.run = null));
-    return this.run;
+    return this.job.runDue();
   }
 
   private async drain(): Promise<number> {

@@ -16,6 +16,7 @@ import {
 import { PLANS_WITH_WEBHOOKS } from '../domain/plans.js';
 import type { Services } from '../services.js';
 import { signedDelivery } from '../webhooks/sign.js';
+import { PolledJob } from './polled-job.js';
 
 /** D28: attempts at 0, 1 min, 5 min, 30 min, 2 h and 6 h after the publication. */
 export const ATTEMPT_OFFSETS_MS = [0, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000] as const;
@@ -45,11 +46,7 @@ export interface DeliveryWorkerOptions {
 export class DeliveryWorker {
   private readonly concurrency: number;
   private readonly leaseMs: number;
-  private readonly pollMs: number;
-  private run: Promise<number> | null = null;
-  private again = false;
-  private timer: NodeJS.Timeout | null = null;
-  private stopped = true;
+  private readonly job: PolledJob;
   private outcomes: AttemptRecord[] = [];
   private recordTimer: NodeJS.Timeout | null = null;
   private recording: Promise<void> = Promise.resolve();
@@ -64,20 +61,23 @@ export class DeliveryWorker {
   ) {
     this.concurrency = options.concurrency ?? 64;
     this.leaseMs = options.leaseMs ?? 60_000;
-    this.pollMs = options.pollMs ?? 5_000;
+    this.job = new PolledJob({
+      drain: () => this.drain(),
+      pollMs: options.pollMs ?? 5_000,
+      logger,
+      attempted: 'webhook deliveries attempted',
+      failed: 'webhook deliveries failed to run',
+    });
   }
 
   /** Polls for due deliveries, and at once whenever rates are published (in any process). */
   start(): void {
-    this.stopped = false;
     this.services.changes.subscribe((channel) => channel === 'rates_changed' && this.wake());
-    this.schedule(0);
+    this.job.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.run;
+  stop(): Promise<void> {
+    return this.job.stop();
   }
 
   /**
@@ -90,30 +90,12 @@ export class DeliveryWorker {
 
   /** Runs now, or once more right after the run in progress. */
   wake(): void {
-    if (this.run) this.again = true;
-    else if (!this.stopped) this.schedule(0);
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.runDue()
-        .then((attempted) => attempted > 0 && this.logger.info({ attempted }, 'webhook deliveries attempted'))
-        .catch((err: unknown) => this.logger.error({ err }, 'webhook deliveries failed to run'))
-        .finally(() => !this.stopped && this.schedule(this.again ? 0 : this.pollMs));
-    }, delayMs);
+    this.job.wake();
   }
 
   /** Attempts every delivery due now and records each outcome; resolves with the number attempted. */
   runDue(): Promise<number> {
-    if (this.run) {
-      this.again = true;
-      return this.run;
-    }
-    this.again = false;
-    this.run = this.drain().finally(() => (this.run = null));
-    return this.run;
+    return this.job.runDue();
   }
 
   private async drain(): Promise<number> {
