@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser as Chromium, Page } from 'playwright-core';
 import { graphql } from '../../src/graphql.js';
 import type { RbaDay } from '../../src/rba/index.js';
-import { CHROMIUM_AVAILABLE, launchChromium, serveOnLoopback, type ServedHandler } from '../support/browser.js';
+import { CHROMIUM_AVAILABLE, contextWithCookies, launchChromium, serveOnLoopback, type ServedHandler } from '../support/browser.js';
 import { Browser, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
 
 const SCREENSHOTS = new URL('../../test-artifacts/dashboard/', import.meta.url).pathname;
@@ -55,8 +55,11 @@ it.skipIf(!CHROMIUM_AVAILABLE)(
     const client = new Browser(t);
     await client.signIn(t, email);
 
-    const context = await chromium.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
-    await context.addCookies([...client.cookies].map(([name, value]) => ({ name, value, url: served.origin })));
+    const context = await contextWithCookies(chromium, client.cookies, served.origin, {
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+    });
     const page = await context.newPage();
     await page.goto(`${served.origin}/dashboard/alerts`);
     expect(await page.getByRole('link', { name: 'Alerts' }).getAttribute('aria-current')).toBe('page');

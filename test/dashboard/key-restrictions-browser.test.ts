@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser as Chromium } from 'playwright-core';
 import { graphql } from '../../src/graphql.js';
 import type { RbaDay } from '../../src/rba/index.js';
-import { CHROMIUM_AVAILABLE, launchChromium, serveOnLoopback, type ServedHandler } from '../support/browser.js';
+import { CHROMIUM_AVAILABLE, contextWithCookies, launchChromium, serveOnLoopback, type ServedHandler } from '../support/browser.js';
 import { Browser, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
 
 const SCREENSHOTS = new URL('../../test-artifacts/dashboard/', import.meta.url).pathname;
@@ -38,8 +38,7 @@ it.skipIf(!CHROMIUM_AVAILABLE)('restricts a key on the Keys page, sees a restric
   await t.operator(graphql('mutation($e: EmailAddress!) { createAccount(email: $e, plan: professional) { id } }'), { e: email });
   const client = new Browser(t);
   await client.signIn(t, email);
-  const context = await chromium.newContext({ viewport: { width: 1280, height: 1000 } });
-  await context.addCookies([...client.cookies].map(([name, value]) => ({ name, value, url: served.origin })));
+  const context = await contextWithCookies(chromium, client.cookies, served.origin, { viewport: { width: 1280, height: 1000 } });
   const page = await context.newPage();
   const call = async (path: string, key: string) => {
     const response = await fetch(`${served.origin}${path}`, { headers: { Authorization: `Bearer ${key}` } });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser as Chromium } from 'playwright-core';
 import { graphql } from '../../src/graphql.js';
 import type { RbaDay } from '../../src/rba/index.js';
-import { CHROMIUM_AVAILABLE, launchChromium, serveOnLoopback, type ServedHandler } from '../support/browser.js';
+import { CHROMIUM_AVAILABLE, contextWithCookies, launchChromium, serveOnLoopback, type ServedHandler } from '../support/browser.js';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { Browser, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -57,8 +57,7 @@ it.skipIf(!RUNS)('resends a refused delivery from the delivery list once the rec
   const deliveryId = receiver.deliveries[0]!.headers['x-exchangerates-delivery']!;
 
   // The browser carries the session the sign-in gave.
-  const context = await chromium.newContext({ viewport: { width: 1280, height: 900 } });
-  await context.addCookies([...client.cookies].map(([name, value]) => ({ name, value, url: served.origin })));
+  const context = await contextWithCookies(chromium, client.cookies, served.origin, { viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   await page.goto(`${served.origin}/dashboard/webhooks`);
   await page.getByText('Recent deliveries (1)').click();

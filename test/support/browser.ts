@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino } from 'pino';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
 import { LISTENER_LIMITS } from '../../src/http/limits.js';
 import { createListener, listen } from '../../src/http/server.js';
 
@@ -35,4 +35,16 @@ export async function serveOnLoopback(handler: (req: IncomingMessage, res: Serve
       await new Promise((done) => server.close(done));
     },
   };
+}
+
+/** A Chromium context carrying the session cookies a sign-in over HTTP gave (`Browser` in ./dashboard.ts). */
+export async function contextWithCookies(
+  browser: Browser,
+  cookies: ReadonlyMap<string, string>,
+  origin: string,
+  options: BrowserContextOptions,
+): Promise<BrowserContext> {
+  const context = await browser.newContext(options);
+  await context.addCookies([...cookies].map(([name, value]) => ({ name, value, url: origin })));
+  return context;
 }
