@@ -2,10 +2,19 @@
 // official SDK, stateless, answered in JSON. A place of the public edge (src/edge.ts), which has
 // given the request its id, its client and D20's verdict; here the REST API's method check and key
 // authentication run, then the one JSON-RPC message goes to a fresh SDK server: the SDK's stateless
-// transport serves a single request.
+// transport serves a single request. A tool call the SDK would accept is answered directly (below).
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  isJSONRPCRequest,
+  type CallToolRequest,
+  type RequestId,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Logger } from 'pino';
 import { BadRequestError } from '../errors.js';
@@ -19,7 +28,7 @@ import { envelopeOf } from '../rest/steps/errors.js';
 import { checkMethod } from '../rest/steps/method.js';
 import { routeRunner } from '../rest/steps/operation.js';
 import { VERSION } from '../version.js';
-import { ToolCalls } from './tool-call.js';
+import { ToolCalls, resultJsonOf, resultOf } from './tool-call.js';
 import { TOOLS } from './tools.js';
 
 export const MCP_PATH = '/mcp';
@@ -59,6 +68,23 @@ function sdkRequest(exchange: Exchange): Request {
   return new Request(exchange.request.url, { method: 'POST', headers });
 }
 
+/**
+ * The message as a tool call the SDK's stateless server would run: headers it accepts, a valid
+ * tools/call request of a known tool, not asking for a task. Null for anything else, which the SDK
+ * then answers, refusals included.
+ */
+function directToolCall(exchange: Exchange, message: unknown, tools: ToolCalls): { id: RequestId; call: CallToolRequest } | null {
+  const accept = exchange.request.header('accept');
+  const version = exchange.request.header('mcp-protocol-version');
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return null;
+  if (!isJsonContentType(exchange.request.header('content-type'))) return null;
+  if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return null;
+  if (!isJSONRPCRequest(message)) return null;
+  const call = CallToolRequestSchema.safeParse(message);
+  if (!call.success || call.data.params.task !== undefined || !tools.has(call.data.params.name)) return null;
+  return { id: message.id, call: call.data };
+}
+
 function answerMessages(tools: ToolCalls): Step {
   return async (exchange) => {
     // A body declared too large is refused before it is read: the listener then discards what still
@@ -81,12 +107,22 @@ function answerMessages(tools: ToolCalls): Step {
       exchange.answer = rpcError(-32600, 'Invalid Request: batches are not supported; send one JSON-RPC message per request');
       return;
     }
+    const direct = directToolCall(exchange, message, tools);
+    if (direct) {
+      // The call agents make by the thousand skips building a server and a transport for it; its answer
+      // has the SDK's shape (`{result, jsonrpc, id}`), with the twin's body written once, exact digits kept.
+      const { params } = direct.call;
+      const call = await tools.call(params.name, params.arguments, exchange);
+      exchange.outcome = { name: `mcp:${call.tool}`, status: call.status };
+      exchange.answer = { status: 200, body: `{"result":${resultJsonOf(call)},"jsonrpc":"2.0","id":${JSON.stringify(direct.id)}}`, headers: NO_STORE };
+      return;
+    }
     const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: VALIDATOR });
     server.setRequestHandler(ListToolsRequestSchema, () => tools.list);
     server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
       const call = await tools.call(params.name, params.arguments, exchange);
       exchange.outcome = { name: `mcp:${call.tool}`, status: call.status };
-      return call.result;
+      return resultOf(call);
     });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
@@ -108,6 +144,7 @@ export function mcpPlaces(options: McpOptions): Place[] {
     table: routes,
     run: routeRunner(options.schema, routes, options.services, options.documentationUrl),
     limits: options.limits,
+    clock: options.services.clock,
     logger: options.logger,
   });
   const serve = compose([checkMethod, authenticate(options.keys, options.services), answerMessages(tools)]);

@@ -13,15 +13,29 @@ import type { RequestLimits } from '../rest/limits.js';
 import type { Route } from '../rest/routes.js';
 import { refusalOf } from '../http/error-status.js';
 import { envelopeOf } from '../rest/steps/errors.js';
+import { freshnessHeaders } from '../rest/steps/freshness.js';
 import type { RouteRunner, SentRequest } from '../rest/steps/operation.js';
 import type { ArgumentValue, ToolArgument, ToolDefinition } from './tools.js';
 
-/** What a call gave: the tool's result, and the status its twin would have answered with. */
+/** What a call gave: its twin's JSON body (or error envelope), and the status the twin would have answered with. */
 export interface ToolOutcome {
   tool: string;
   status: number;
-  result: CallToolResult;
+  text: string;
+  isError: boolean;
 }
+
+/**
+ * The call's result as JSON text: the twin's body as text and, on success, as the structured
+ * content too. Written around the body's text so that a large body is not parsed and written again.
+ */
+export function resultJsonOf({ text, isError }: ToolOutcome): string {
+  const content = `[{"type":"text","text":${JSON.stringify(text)}}]`;
+  return isError ? `{"content":${content},"isError":true}` : `{"content":${content},"structuredContent":${text}}`;
+}
+
+/** The same result as the SDK's server returns it. */
+export const resultOf = (outcome: ToolOutcome) => JSON.parse(resultJsonOf(outcome)) as CallToolResult;
 
 interface PreparedTool {
   definition: ToolDefinition;
@@ -34,6 +48,7 @@ export interface ToolCallOptions {
   table: readonly Route[];
   run: RouteRunner;
   limits: Pick<RequestLimits, 'admit'>;
+  clock: () => Date;
   logger: Logger;
 }
 
@@ -115,6 +130,11 @@ export class ToolCalls {
     };
   }
 
+  /** whether a tool of this name exists */
+  has(name: string): boolean {
+    return this.tools.has(name);
+  }
+
   /** Answers one tools/call of this exchange's key; the X-RateLimit-* headers go to the exchange's answer. */
   async call(name: string, args: unknown, exchange: Exchange): Promise<ToolOutcome> {
     const tool = this.tools.get(name);
@@ -123,17 +143,18 @@ export class ToolCalls {
     try {
       const parsed = tool.input.safeParse(args ?? {});
       if (!parsed.success) throw new BadRequestError(argumentFault(parsed.error, tool.definition, args));
-      const { request, data } = await this.options.run(tool.route, twinRequest(tool.definition, parsed.data), viewer);
+      const { request, data, context } = await this.options.run(tool.route, twinRequest(tool.definition, parsed.data), viewer);
       const { body, status = 200 } = tool.route.respond(data, request);
       const text = stringify(body);
       Object.assign(exchange.headers, await this.options.limits.admit(tool.route, viewer, exchange.peer!.client));
-      return { tool: name, status, result: { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) as Record<string, unknown> } };
+      Object.assign(exchange.headers, await freshnessHeaders(tool.route, context, this.options.clock()));
+      return { tool: name, status, text, isError: false };
     } catch (error) {
       const refused = refusalOf(error);
       if (refused === null) this.options.logger.error({ err: error, requestId: exchange.requestId, tool: name }, 'tool call failed');
       const answer = envelopeOf(refused, exchange);
       for (const header in answer.headers) if (header.startsWith('X-RateLimit-')) exchange.headers[header] = answer.headers[header]!;
-      return { tool: name, status: answer.status, result: { content: [{ type: 'text', text: answer.body as string }], isError: true } };
+      return { tool: name, status: answer.status, text: answer.body as string, isError: true };
     }
   }
 }

@@ -131,6 +131,8 @@ describe('protocol errors are JSON-RPC errors, and never count', () => {
     ['a batch', JSON.stringify([toolCall('get_latest_rates'), toolCall('get_latest_rates')]), 400, ErrorCode.InvalidRequest],
     ['an empty batch', '[]', 400, ErrorCode.InvalidRequest],
     ['an unknown method', JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'resources/list' }), 200, ErrorCode.MethodNotFound],
+    ['a tools/call with a field JSON-RPC does not have', JSON.stringify({ ...toolCall('get_latest_rates'), extra: 1 }), 400, ErrorCode.ParseError],
+    ['a tools/call with a fractional id', JSON.stringify({ ...toolCall('get_latest_rates'), id: 1.5 }), 400, ErrorCode.ParseError],
     // the SDK reports a request its schema refuses as an internal error, naming the field
     ['tools/call without a name', JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: {} }), 200, ErrorCode.InternalError],
     [
@@ -149,6 +151,17 @@ describe('protocol errors are JSON-RPC errors, and never count', () => {
     const { key, email } = await account(t, 'professional');
     expectRpcError(await post(listener, toolCall('get_latest_rates'), { key, headers: { 'Content-Type': 'text/plain' } }), 415, -32000);
     expectRpcError(await post(listener, toolCall('get_latest_rates'), { key, headers: { Accept: 'application/json' } }), 406, -32000);
+    expectRpcError(await post(listener, toolCall('get_latest_rates'), { key, headers: { 'Mcp-Protocol-Version': '1999-01-01' } }), 400, -32000);
+    expect((await stored(t, email)).used).toBe(0);
+  });
+
+  it('a tools/call sent as a notification (no id) is taken in, 202, and neither answered nor counted', async () => {
+    const { key, email } = await account(t, 'professional');
+    const notification: Record<string, unknown> = toolCall('get_latest_rates');
+    delete notification.id;
+    const answer = await post(listener, notification, { key });
+    expect(answer.status).toBe(202);
+    expect(answer.text).toBe('');
     expect((await stored(t, email)).used).toBe(0);
   });
 });

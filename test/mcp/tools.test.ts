@@ -127,6 +127,33 @@ describe('the HTTP answer', () => {
     }
   });
 
+  it("answers a tools/call in the SDK's shape, its id echoed as sent and the twin's body written as it is", async () => {
+    const twin = await rest(listener, '/latest?symbols=USD,JPY', key);
+    for (const id of ['call-α', 0, 9007199254740991]) {
+      const answer = await post(listener, { ...toolCall('get_latest_rates', { symbols: ['USD', 'JPY'] }), id }, { key });
+      expect(answer.status).toBe(200);
+      const result = `{"content":[{"type":"text","text":${JSON.stringify(twin.text)}}],"structuredContent":${twin.text}}`;
+      expect(answer.text).toBe(`{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`);
+    }
+  });
+
+  it("carries the twin's stale-data headers while the data is stale, and none on a free tool", async () => {
+    t.setNow('2026-05-12T08:00:01Z'); // two hours and a second past the 12th's publication, which never came
+    try {
+      const stale = await post(listener, toolCall('get_rates_for_date', { date: '2026-05-11' }), { key });
+      const twin = await rest(listener, '/2026-05-11', key);
+      expect(twin.headers.get('x-data-stale')).toBe('true');
+      for (const answer of [stale, twin]) expect(answer.headers.get('x-rba-source-date')).toBe('2026-05-11');
+      expect(stale.headers.get('x-data-stale')).toBe('true');
+      const free = await post(listener, toolCall('list_currencies'), { key });
+      expect(free.headers.get('x-data-stale')).toBeNull();
+    } finally {
+      t.setNow(NOW);
+    }
+    const fresh = await post(listener, toolCall('get_latest_rates'), { key });
+    expect(fresh.headers.get('x-data-stale')).toBeNull();
+  });
+
   it('answers a notification 202 with no body', async () => {
     const answer = await post(listener, { jsonrpc: '2.0', method: 'notifications/initialized' }, { key });
     expect(answer.status).toBe(202);
