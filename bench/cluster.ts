@@ -8,13 +8,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { pino } from 'pino';
-import { HAPROXY_TEMPLATE, ROOT, haproxyConfig, startHaproxy, waitUntilReady, type ServerPorts } from '../deploy/cluster.js';
+import { HAPROXY_TEMPLATE, ROOT, freePort, haproxyConfig, startHaproxy, waitUntilReady, type ServerPorts } from '../deploy/cluster.js';
 import { buildApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { measure, type LoadOptions } from './load.js';
@@ -24,17 +23,6 @@ import { openBenchStorage } from './storage.js';
 const PROCESS_COUNTS = [1, 3];
 /** how long after a run the backends have surely reported their commits (they do at most once a second) */
 const STATS_SETTLE_MS = 1_500;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function commitsOf(databaseUrl: string): Promise<number> {
   const client = new pg.Client({ connectionString: databaseUrl });
