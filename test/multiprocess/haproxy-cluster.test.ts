@@ -7,6 +7,8 @@
 // the successes the clients saw, give or take the requests in flight at the kill; the lead moves
 // within the scheduler's bound after the kill, and at once after the SIGTERM; every publication
 // reaches every subscription once.
+// Then every process is restarted in turn (a rolling restart): every answer is 2xx, 304 or 4xx,
+// and every count is exact.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -58,7 +60,7 @@ interface Answer {
 
 const answered = (a: Answer) => (a.status >= 200 && a.status < 300) || a.status === 304 || (a.status >= 400 && a.status < 500);
 
-describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind HAProxy: a kill and a restart under load', () => {
+describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind HAProxy under load', () => {
   let store: CliStore;
   let receiver: WebhookReceiver;
   let haproxy: Haproxy;
@@ -85,6 +87,14 @@ describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind H
       await fetch(`${balancer}/symbols`).then((r) => r.arrayBuffer());
       await sleep(50);
     }
+  }
+
+  /** Starts process `i` again and waits until it is ready and the balancer sends it requests. */
+  async function startAgain(i: number): Promise<void> {
+    const since = haproxy.output().length;
+    processes[i] = await start(i);
+    await waitUntilReady(ports[i]!.internal);
+    await untilServing([i], since);
   }
 
   beforeAll(async () => {
@@ -232,7 +242,7 @@ describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind H
       stopped = true;
       await Promise.all(loops);
     };
-    // a test that fails midway leaves no load running after it
+    // a test that fails midway leaves no load running into the next
     onTestFinished(stop);
     return { answers, stop };
   }
@@ -378,4 +388,34 @@ describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind H
       });
     }
   }, 120_000);
+
+  it('restarts every process in turn under load: every answer 2xx, 304 or 4xx, every count exact', async () => {
+    // the process the kill above took is back before the restarts begin
+    for (const i of processes.keys()) if (!processes[i]) await startAgain(i);
+    const before = await storedCounts();
+    const traffic = load('rolling');
+    await sleep(1_000);
+    for (let i = 0; i < PROCESSES; i++) {
+      const signalledAt = Date.now();
+      processes[i]!.child.kill('SIGTERM');
+      expect(await processes[i]!.exited).toEqual({ code: 0, signal: null });
+      expect(Date.now() - signalledAt).toBeLessThan(10_000);
+      await startAgain(i);
+    }
+    await sleep(1_000);
+    await traffic.stop();
+
+    // The balancer tries a refused connection elsewhere, and a stopping process answers what it
+    // has in flight: no request fails, whatever its method.
+    const { answers } = traffic;
+    await sleep(200);
+    expect(answers.filter((a) => !answered(a)).map((a) => `${a.method} ${a.path}: ${a.error ?? a.status}: ${logLine(a)}`)).toEqual([]);
+    expect(answers.filter((a) => a.status === 200).length).toBeGreaterThan(100);
+    const after = await storedCounts();
+    for (let account = 0; account < ACCOUNTS; account++) {
+      expect(after[account]! - before[account]!, `account ${account}`).toBe(successes(answers, account));
+    }
+    expect(after[ACCOUNTS - 1]).toBe(LIMIT);
+    await expect.poll(() => leaders().length, { timeout: LEAD_BOUND_MS, interval: 100 }).toBe(1);
+  }, 90_000);
 });
