@@ -13,7 +13,7 @@
 // recorded; printed: both times, deliveries per second, per-attempt and publication-to-arrival
 // p50/p99, and the target (all 2,000 within 20 s).
 // Phase 3, the cluster (bench/cluster.ts, Postgres only): the reference deployment with 1 and 3
-// processes behind HAProxy, measured through the balancer.
+// processes behind HAProxy, measured through the balancer, and the quota grant statement alone.
 //
 //   BENCH_DURATION=<s>        measured seconds per target (default 5; e.g. 30 for steadier figures)
 //   BENCH_WARMUP=<s>          warm-up seconds per target, not measured (default 2)
@@ -40,8 +40,10 @@
 //   BENCH_ANALYTICS_RUNS=<n>  timed runs of each operation in the analytics phase (default 9)
 //   BENCH_ONLY=cluster        the cluster phase alone (bench/cluster.ts): 1 and 3 processes of the built
 //                             service behind HAProxy on a BENCH_DATABASE_URL database, keyed /latest
-//                             through the balancer; req/s and the database's commits per second. It
-//                             also runs after the other phases whenever BENCH_DATABASE_URL is set
+//                             through the balancer; req/s and the database's commits per second; then
+//                             the quota grant statement alone from 1, 2, 4 and 8 connections, grants
+//                             and units per second. It also runs after the other phases whenever
+//                             BENCH_DATABASE_URL is set
 //
 // Exits 0 when goals are missed (it is a report); exits 1 when any target answered non-2xx or failed,
 // or when a delivery was not delivered or arrived with a wrong signature.

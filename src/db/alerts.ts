@@ -252,6 +252,8 @@ export async function recordAlertFirings(
       .where('is_active', '=', true)
       .where('account_id', 'in', accounts)
       .orderBy('id')
+      // as recordPublicationDeliveries reads them: one being deleted meanwhile is left out
+      .forKeyShare()
       .execute();
     const deliveries = hooked.flatMap((f) =>
       subscriptions

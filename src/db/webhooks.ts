@@ -84,7 +84,9 @@ export interface PublishedDay {
  * Records one `rates.published` delivery per active subscription of an active account whose plan
  * has webhooks (D29). Runs inside the transaction that stores the new day, so the day and its
  * deliveries commit together; the unique (subscription, event, date) makes a second recording of
- * the same day a no-op.
+ * the same day a no-op. The subscriptions are read with the lock their deliveries' foreign key
+ * takes: one being deleted meanwhile is waited for and left out, rather than failing the
+ * publication when its deletion commits.
  */
 export async function recordPublicationDeliveries(
   trx: Kysely<Database>,
@@ -100,6 +102,7 @@ export async function recordPublicationDeliveries(
     .where('s.is_active', '=', true)
     .where('a.status', '=', 'active')
     .where('a.plan', 'in', plans as Plan[])
+    .forKeyShare('s')
     .execute();
   const rows = subscriptions.map((s) => {
     const id = randomUUID();

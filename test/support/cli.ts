@@ -17,7 +17,7 @@ import type { Database } from '../../src/db/database.js';
 import type { Plan } from '../../src/domain/plans.js';
 import { graphql, type ResultOf, type TadaDocumentNode } from '../../src/graphql.js';
 import { batchOf } from '../../src/jobs/import-rates.js';
-import { parseRbaFile } from '../../src/rba/index.js';
+import { parseRbaFile, type RbaTable } from '../../src/rba/index.js';
 import type { ServiceFile } from '../../src/service-file.js';
 import { CREATE_ACCOUNT, type OperatorResult, type VariablesArgs } from './app.js';
 import { createTestDatabaseUrl, pgliteTemplateFile } from './db.js';
@@ -406,10 +406,18 @@ export function servicesOnOneStore(count: number, fixture: string): { store: Cli
 
 /** Set-up through the internal endpoint: imports a fixture as the CLI would. */
 export async function importFixtureVia(service: RunningService, name: string): Promise<void> {
-  const table = parseRbaFile(readFileSync(fixturePath(name)), name);
-  await service.operator(graphql('mutation($input: ImportRatesInput!) { importRates(input: $input) { days } }'), {
-    input: batchOf(fixturePath(name), table),
+  await importTableVia(service, fixturePath(name), parseRbaFile(readFileSync(fixturePath(name)), name));
+}
+
+/**
+ * Stores a table through the internal endpoint, as an import of it would: the day it published
+ * (null when none) and the webhook deliveries recorded for that publication.
+ */
+export async function importTableVia(service: RunningService, source: string, table: RbaTable): Promise<{ published: string | null; deliveries: number }> {
+  const { importRates } = await service.operator(graphql('mutation($input: ImportRatesInput!) { importRates(input: $input) { published deliveries } }'), {
+    input: batchOf(source, table),
   });
+  return importRates;
 }
 
 /** Set-up through the internal endpoint: a new account and, unless `keys` is 0, its keys. */

@@ -38,6 +38,8 @@ export interface ReceivedDelivery {
   answeredWith: number | 'hang' | 'close';
   /** the TLS SNI name the client sent, null when none (as for an IP address) */
   servername: string | null;
+  /** when the whole request had arrived (Date.now()) */
+  at: number;
 }
 
 export interface WebhookReceiver {
@@ -124,6 +126,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         signatureValid: secret === undefined ? null : signatureMatches(secret, rawBody, headers['x-exchangerates-signature']),
         answeredWith: typeof mode === 'string' ? mode : 'redirect' in mode ? 302 : mode.status,
         servername: typeof servername === 'string' && servername !== '' ? servername : null,
+        at: Date.now(),
       });
       for (const wake of waiters) wake();
       answer(mode, req, res);

@@ -138,6 +138,32 @@ describe('publication: which subscriptions get a delivery', () => {
       expect(payload).toMatchObject({ event: 'rates.published', date: row.rate_date, delivery_id: row.id });
     }
   });
+
+  // Two connections at once: only on Postgres.
+  it.skipIf(!process.env.DATABASE_URL)('a subscription deleted while a publication is recorded gets no delivery, and the publication stands', async () => {
+    const app = await start();
+    const { key } = await account(app, 'professional');
+    const kept = await subscribe(app, key, '/kept');
+    const deleted = await subscribe(app, key, '/deleted');
+    // A deletion under way holds the subscription's row (as deleteSubscription does) until it
+    // commits; the publication reaches that row meanwhile and waits for it.
+    const { imported } = await app.db.transaction().execute(async (trx) => {
+      await trx.selectFrom('webhook_subscriptions').select('id').where('id', '=', deleted).forUpdate().execute();
+      const importing = app.importTable(table(day('2026-05-13')));
+      await expect
+        .poll(async () => {
+          const { rows } = await sql<{ n: number }>`
+            select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(app.db);
+          return rows[0]!.n;
+        })
+        .toBe(1);
+      await trx.deleteFrom('webhook_subscriptions').where('id', '=', deleted).execute();
+      // the import, unawaited: it goes on once this transaction commits
+      return { imported: importing };
+    });
+    expect(await imported).toMatchObject({ published: '2026-05-13', deliveries: 1 });
+    expect((await deliveryRows(app)).map((r) => r.subscription_id)).toEqual([kept]);
+  });
 });
 
 describe('publication: what is not one', () => {
