@@ -14,6 +14,7 @@ const UNIT_TESTS = [
   'test/schema/schema.test.ts',
   'test/limits/billing-period.test.ts',
   'test/limits/client-address.test.ts',
+  'test/limits/ip-address.test.ts',
   'test/dashboard/currency-list.test.ts',
   'test/dashboard/outbox.test.ts',
   'test/jobs/schedule-decisions.test.ts',

@@ -161,6 +161,9 @@ class NodeRequest implements RestRequest {
   get remoteAddress(): string | undefined {
     return this.req.socket.remoteAddress;
   }
+  get connection(): object {
+    return this.req.socket;
+  }
   get encrypted(): boolean {
     return (this.req.socket as { encrypted?: boolean }).encrypted === true;
   }
@@ -232,6 +235,7 @@ class FetchRequest implements RestRequest {
   readonly url: URL;
   readonly remoteAddress: string | undefined;
   readonly encrypted: boolean;
+  readonly connection: object | null;
   constructor(
     private readonly request: Request,
     context: FetchContext | undefined,
@@ -240,6 +244,7 @@ class FetchRequest implements RestRequest {
     this.url = new URL(request.url);
     this.remoteAddress = context?.req?.socket?.remoteAddress;
     this.encrypted = context?.req?.socket?.encrypted === true;
+    this.connection = context?.req?.socket ?? null;
   }
   header(name: string): string | null {
     return this.request.headers.get(name);

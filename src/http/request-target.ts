@@ -32,6 +32,12 @@ export type RequestLine = Pick<IncomingMessage, 'url' | 'httpVersionMajor' | 'ht
 export function requestUrl(req: RequestLine): URL {
   const target = req.url ?? '';
   const { host } = req.headers;
+  // The usual request (origin-form, with a Host) is one parse: its Host as the URL's authority, which
+  // judges it too. Whatever that parse refuses is judged part by part below, to say which was wrong.
+  if (host !== undefined && target.startsWith('/') && HOST.test(host)) {
+    const url = parsed(`http://${host}${target}`);
+    if (url !== null) return url;
+  }
   if (host === undefined) {
     if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1) throw new BadRequestError('An HTTP/1.1 request needs a Host header');
   } else if (!isHost(host)) {

@@ -41,26 +41,38 @@ export interface Peer {
   viaTrustedProxy: boolean;
 }
 
+/** Who the client is, from the socket's peer address and the request's X-Forwarded-For. */
 export function identifyPeer(socketAddress: string | undefined, forwardedFor: string | null, proxies: TrustedProxies): Peer {
+  return forwardedPeer(socketPeer(socketAddress, proxies), forwardedFor, proxies);
+}
+
+/** The client as the socket alone tells it: the same for every request on one connection. */
+export function socketPeer(socketAddress: string | undefined, proxies: TrustedProxies): Peer {
   const socket = parseAddress(socketAddress ?? '127.0.0.1') ?? ipaddr.parse('127.0.0.1');
-  let client = socket;
-  const viaTrustedProxy = isTrusted(socket, proxies);
-  if (viaTrustedProxy && forwardedFor) {
-    // The nearest hop not ours is the client; hops further left were written by the client itself.
-    const hops = forwardedFor.split(',').map(parseAddress);
-    for (let i = hops.length - 1; i >= 0; i--) {
-      const hop = hops[i];
-      if (!hop) break;
-      client = hop;
-      if (!isTrusted(hop, proxies)) break;
-    }
+  return { client: clientKey(socket), address: socket, socketLoopback: socket.range() === 'loopback', viaTrustedProxy: isTrusted(socket, proxies) };
+}
+
+/** The client as one request on the socket tells it: through a trusted proxy, the forwarded address. */
+export function forwardedPeer(socket: Peer, forwardedFor: string | null, proxies: TrustedProxies): Peer {
+  if (!socket.viaTrustedProxy || !forwardedFor) return socket;
+  // The nearest hop not ours is the client; hops further left were written by the client itself.
+  let client = socket.address;
+  const hops = forwardedFor.split(',').map(parseAddress);
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = hops[i];
+    if (!hop) break;
+    client = hop;
+    if (!isTrusted(hop, proxies)) break;
   }
-  const key =
-    client.kind() === 'ipv6'
-      ? `${(client as ipaddr.IPv6).parts
-          .slice(0, 4)
-          .map((p) => p.toString(16))
-          .join(':')}::/64`
-      : client.toString();
-  return { client: key, address: client, socketLoopback: socket.range() === 'loopback', viaTrustedProxy };
+  return { ...socket, client: clientKey(client), address: client };
+}
+
+/** The address as the rate limiter counts it: IPv6 by its /64. */
+function clientKey(address: IpAddress): string {
+  return address.kind() === 'ipv6'
+    ? `${(address as ipaddr.IPv6).parts
+        .slice(0, 4)
+        .map((p) => p.toString(16))
+        .join(':')}::/64`
+    : address.toString();
 }

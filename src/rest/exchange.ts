@@ -20,6 +20,8 @@ export interface RestRequest {
   body(limit: number): Promise<string>;
   /** the socket's peer address (loopback when the transport has none) */
   readonly remoteAddress: string | undefined;
+  /** the connection the request came on, one object for all of its requests; null when the transport has none */
+  readonly connection: object | null;
   /** the request came over TLS to this process */
   readonly encrypted: boolean;
 }

@@ -10,6 +10,8 @@ export interface RequestParts {
   body?: string;
   remoteAddress?: string;
   encrypted?: boolean;
+  /** the connection it came on (none unless given) */
+  connection?: object;
 }
 
 export function requestOf(target: string, parts: RequestParts = {}): RestRequest {
@@ -27,6 +29,7 @@ export function requestOf(target: string, parts: RequestParts = {}): RestRequest
     },
     remoteAddress: parts.remoteAddress ?? '127.0.0.1',
     encrypted: parts.encrypted ?? false,
+    connection: parts.connection ?? null,
   };
 }
 
