@@ -73,6 +73,12 @@ export interface QuotaRefundsTable {
   refunded_at: CreatedAt;
 }
 
+/** The mark a grant that commits apart writes in its transaction: there only if it committed (migration 0020). */
+export interface QuotaGrantMarksTable {
+  mark: ColumnType<string, string, never>;
+  granted_at: CreatedAt;
+}
+
 export interface ApiKeysTable {
   id: Generated<string>;
   account_id: string;
@@ -364,6 +370,7 @@ export interface Database {
   rba_polls: RbaPollsTable;
   free_convert_windows: FreeConvertWindowsTable;
   quota_refunds: QuotaRefundsTable;
+  quota_grant_marks: QuotaGrantMarksTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;

@@ -21,6 +21,7 @@ import * as m0016 from './migrations/0016_grant_units_for_all.js';
 import * as m0017 from './migrations/0017_delivery_log.js';
 import * as m0018 from './migrations/0018_key_restrictions.js';
 import * as m0019 from './migrations/0019_rate_alerts.js';
+import * as m0020 from './migrations/0020_grant_marks.js';
 
 // Listed explicitly rather than read from disk, so they run the same under tsx, a bundle or tests.
 const migrations: Record<string, Migration> = {
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '0017_delivery_log': m0017,
   '0018_key_restrictions': m0018,
   '0019_rate_alerts': m0019,
+  '0020_grant_marks': m0020,
 };
 
 export function migrator(db: Kysely<Database>): Migrator {

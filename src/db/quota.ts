@@ -2,6 +2,7 @@
 // grants units to the waiting requests of any number of accounts atomically, so each count is exact
 // however many requests and processes race for the last units; docs/architecture.md ("The quota")
 // follows a grant from the limits step to the row.
+import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from './database.js';
 
@@ -18,8 +19,13 @@ export interface Grant {
   granted: number;
   /** the period whose count took the units ('YYYY-MM-DD'), null for Free's one-time count */
   countedIn: string | null;
-  /** the transaction that took them (pg_current_xact_id), by which the database can say later whether it committed */
+  /** the transaction that took them (pg_current_xact_id), by which the database can say whether it is still open */
   transaction: string;
+  /**
+   * for a grant that commits apart from its statement, the mark its transaction wrote, by which
+   * the database can say later whether it committed; null for a grant that committed with it
+   */
+  mark: string | null;
   /** the capped key's count before the grant (it took the same units); null for an ask without a cap */
   keyStart: number | null;
   /** the capped key whose count took the units too */
@@ -43,7 +49,8 @@ export interface GrantAsk {
  * What goes with the grant's statement in its round trip: nothing (it commits by itself, or with
  * the transaction it runs in), or the start of a transaction of its own on a connection the caller
  * holds and commits later, after first committing the one open there. A statement without
- * parameters goes as one simple query, which may hold several statements.
+ * parameters goes as one simple query, which may hold several statements. A grant in a transaction
+ * of its own writes its mark there.
  */
 export type SentWith = 'nothing' | 'begin' | 'commit, begin';
 
@@ -66,6 +73,8 @@ export async function grantUnits(db: Kysely<Database>, asks: readonly GrantAsk[]
   // parameters costs PGlite much less work (src/db/connect.ts), and this is the statement of every
   // keyed request; it is also what lets it share a round trip with `commit; begin;`.
   const array = (value: (ask: GrantAsk) => string | number | null) => sql`array[${sql.join(asks.map((ask) => sql.lit(value(ask))))}]`;
+  const mark = sentWith === 'nothing' ? null : randomUUID();
+  const marked = mark === null ? sql`` : sql`with marked as (insert into quota_grant_marks (mark) values (${sql.lit(mark)}::uuid))`;
   const { rows } = await sql<{
     ask_position: number;
     start: number;
@@ -74,7 +83,7 @@ export async function grantUnits(db: Kysely<Database>, asks: readonly GrantAsk[]
     key_start: number | null;
     transaction: string;
   }>`
-    ${SENT_AHEAD[sentWith]} select g.ask_position, g.start, g.granted, g.counted_in, g.key_start, pg_current_xact_id()::text as transaction
+    ${SENT_AHEAD[sentWith]} ${marked} select g.ask_position, g.start, g.granted, g.counted_in, g.key_start, pg_current_xact_id()::text as transaction
     from grant_units(${array((ask) => ask.accountId)}::uuid[], ${array((ask) => ask.count.period)}::date[],
                      ${array((ask) => ask.limit)}::int[], ${array((ask) => ask.wanted)}::int[],
                      ${array((ask) => ask.key?.id ?? null)}::uuid[], ${array((ask) => ask.key?.cap ?? null)}::int[]) g`.execute(db);
@@ -88,6 +97,7 @@ export async function grantUnits(db: Kysely<Database>, asks: readonly GrantAsk[]
       granted: Number(row.granted),
       countedIn: row.counted_in,
       transaction: row.transaction,
+      mark,
       keyStart,
       keyId: keyStart === null ? null : asks[position]!.key!.id,
     };
@@ -104,20 +114,30 @@ export type UnansweredGrantOutcome =
   /** it is still running (its server was frozen): ask again later */
   | 'in progress';
 
+/** A grant that committed apart from its statement, and so wrote its mark. */
+export type MarkedGrant = Grant & { mark: string };
+
 /**
- * Gives back the account's units of `grant` (and its capped key's) if its transaction committed, at most once however
- * often it is asked (the refund is recorded under the grant's transaction and the account in the
- * same statement), so a refund whose own answer is lost can simply be asked again. A count that
- * has moved to a newer period since is left alone: the units were taken from a period that is over.
+ * Gives back the account's units of `grant` (and its capped key's) if its transaction committed, at
+ * most once however often it is asked (the refund is recorded under the grant's transaction and
+ * the account in the same statement), so a refund whose own answer is lost can simply be asked
+ * again. Whether it committed is read from its mark, once the transaction is no longer open: its
+ * id is not enough, since a server restarting after a crash may give an id that never reached its
+ * log to a new transaction (migration 0020). A count that has moved to a newer period since is
+ * left alone: the units were taken from a period that is over.
  */
-export async function refundIfCommitted(db: Kysely<Database>, accountId: string, grant: Grant): Promise<UnansweredGrantOutcome> {
-  const { rows } = await sql<{ status: string | null }>`
-    with grant_status as (select pg_xact_status(${grant.transaction}::xid8) as status),
+export async function refundIfCommitted(db: Kysely<Database>, accountId: string, grant: MarkedGrant): Promise<UnansweredGrantOutcome> {
+  // Asked first, in a statement of its own: the next statement's snapshot, taken after the
+  // transaction ended, then sees its mark if it committed.
+  const { rows: open } = await sql<{ status: string | null }>`select pg_xact_status(${grant.transaction}::xid8) as status`.execute(db);
+  if (open[0]?.status === 'in progress') return 'in progress';
+  const { rows } = await sql<{ committed: boolean }>`
+    with committed as (select exists (select from quota_grant_marks where mark = ${grant.mark}::uuid) as committed),
     recorded as (
       insert into quota_refunds (grant_transaction, account_id, period, units)
       select ${grant.transaction}::bigint, a.id, ${grant.countedIn}::date, ${grant.granted}::int
-      from grant_status, accounts a
-      where grant_status.status = 'committed' and a.id = ${accountId}::uuid
+      from committed, accounts a
+      where committed.committed and a.id = ${accountId}::uuid
       on conflict (grant_transaction, account_id) do nothing
       returning account_id, period, units
     ),
@@ -137,12 +157,14 @@ export async function refundIfCommitted(db: Kysely<Database>, accountId: string,
       where k.id = ${grant.keyId}::uuid and (r.period is null or k.cap_period = r.period)
       returning k.id
     )
-    select status from grant_status`.execute(db);
-  const status = rows[0]?.status ?? null;
-  if (status === 'committed') return 'refunded';
-  if (status === 'in progress') return 'in progress';
-  // 'aborted', or null: a transaction too old for the database to remember, long ended
-  return 'not committed';
+    select committed from committed`.execute(db);
+  return rows[0]?.committed ? 'refunded' : 'not committed';
+}
+
+/** Removes the marks of grants made before `before`; returns how many. */
+export async function pruneGrantMarks(db: Kysely<Database>, before: Date): Promise<number> {
+  const { numDeletedRows } = await db.deleteFrom('quota_grant_marks').where('granted_at', '<', before).executeTakeFirst();
+  return Number(numDeletedRows);
 }
 
 export interface WindowCount {

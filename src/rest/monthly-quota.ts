@@ -68,7 +68,7 @@ export class MonthlyQuota {
     private readonly clock: () => Date,
     private readonly options: MonthlyQuotaOptions,
   ) {
-    this.unanswered = new UnansweredGrants(db, options.logger);
+    this.unanswered = new UnansweredGrants(db, options.logger, { pruneMarks: options.commitApart });
   }
 
   /**

@@ -2,18 +2,24 @@
 // either committed or did not, and only the database knows. Their requests were answered 503, so
 // a grant that did commit gives its units back (src/db/quota.ts). The database is asked again
 // every SETTLE_INTERVAL_MS until it can say, and once more when the service stops; what a process
-// still holds when it dies stays counted (README, "Quota units and a stalled store").
+// still holds when it dies stays counted (docs/reliability.md, "Quota units and a stalled store").
+// The marks by which the database says are kept MARK_RETENTION_MS; a grant not settled within
+// half that is given up, its units counted, before its mark could be gone.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
-import { refundIfCommitted, type Grant } from '../db/quota.js';
+import { pruneGrantMarks, refundIfCommitted, type Grant, type MarkedGrant } from '../db/quota.js';
 import { StoreUnavailableError } from '../errors.js';
 
 const SETTLE_INTERVAL_MS = 500;
+const MARK_RETENTION_MS = 3_600_000;
+const PRUNE_EVERY_MS = 600_000;
 
 interface Unanswered {
   accountId: string;
-  grant: Grant;
+  grant: MarkedGrant;
+  /** when it was added (ms since the epoch) */
+  since: number;
 }
 
 export class UnansweredGrants {
@@ -21,16 +27,26 @@ export class UnansweredGrants {
   private timer: NodeJS.Timeout | null = null;
   private settling: Promise<void> | null = null;
   private closed = false;
+  private readonly pruning: NodeJS.Timeout | null = null;
 
+  /** `pruneMarks`: whether this process removes old grant marks now and then (where grants write them). */
   constructor(
     private readonly db: Kysely<Database>,
     private readonly logger: Pick<Logger, 'warn' | 'error'>,
-  ) {}
+    { pruneMarks }: { pruneMarks: boolean },
+  ) {
+    if (pruneMarks) {
+      this.pruning = setInterval(() => void this.pruneMarks(), PRUNE_EVERY_MS);
+      this.pruning.unref();
+    }
+  }
 
   /** A grant whose commit was sent and never answered. */
   add(accountId: string, grant: Grant): void {
-    if (grant.granted === 0) return; // it took nothing
-    this.waiting.add({ accountId, grant });
+    const { mark } = grant;
+    // One that took nothing needs no refund; one without a mark committed with its statement.
+    if (grant.granted === 0 || mark === null) return;
+    this.waiting.add({ accountId, grant: { ...grant, mark }, since: Date.now() });
     this.schedule();
   }
 
@@ -48,16 +64,20 @@ export class UnansweredGrants {
   /** Stops asking on a timer, after asking once more. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.pruning) clearInterval(this.pruning);
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.settle();
-    for (const { accountId, grant } of this.waiting) {
-      this.logger.error(
-        { accountId, units: grant.granted, transaction: grant.transaction },
-        'quota: stopping before the database could say whether a grant whose commit went unanswered committed; if it did, its units stay counted',
-      );
+    for (const entry of this.waiting) this.giveUp(entry, 'stopping before the database could say');
+  }
+
+  /** Removes the marks too old for any grant still waiting to need. */
+  async pruneMarks(): Promise<void> {
+    try {
+      await pruneGrantMarks(this.db, new Date(Date.now() - MARK_RETENTION_MS));
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) this.logger.error({ err: error }, 'quota: old grant marks could not be removed');
     }
-    this.waiting.clear();
   }
 
   private schedule(): void {
@@ -74,6 +94,10 @@ export class UnansweredGrants {
   private async settleEach(): Promise<void> {
     for (const entry of this.waiting) {
       const { accountId, grant } = entry;
+      if (Date.now() - entry.since > MARK_RETENTION_MS / 2) {
+        this.giveUp(entry, 'the database could not say for half an hour');
+        continue;
+      }
       try {
         const outcome = await refundIfCommitted(this.db, accountId, grant);
         if (outcome === 'in progress') continue;
@@ -86,12 +110,17 @@ export class UnansweredGrants {
         }
       } catch (error) {
         if (error instanceof StoreUnavailableError) return; // still away: ask again later
-        this.waiting.delete(entry);
-        this.logger.error(
-          { err: error, accountId, units: grant.granted, transaction: grant.transaction },
-          'quota: the database could not say whether a grant whose commit went unanswered committed; if it did, its units stay counted',
-        );
+        this.giveUp(entry, 'the database could not say', error);
       }
     }
+  }
+
+  private giveUp(entry: Unanswered, why: string, error?: unknown): void {
+    this.waiting.delete(entry);
+    const { accountId, grant } = entry;
+    this.logger.error(
+      { ...(error !== undefined && { err: error }), accountId, units: grant.granted, transaction: grant.transaction },
+      `quota: ${why} whether a grant whose commit went unanswered committed; if it did, its units stay counted`,
+    );
   }
 }

@@ -4,8 +4,8 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
-import { grantUnits, refundIfCommitted, type Grant } from '../../src/db/quota.js';
-import { grantOne } from '../support/quota.js';
+import { grantUnits, pruneGrantMarks, refundIfCommitted } from '../../src/db/quota.js';
+import { grantApart, grantOne, marked } from '../support/quota.js';
 import { openTestDatabase } from '../support/db.js';
 
 let database: Awaited<ReturnType<typeof openTestDatabase>>;
@@ -78,10 +78,10 @@ describe('grantUnits for several accounts', () => {
       { accountId: other, count: { period: '2026-04-20' }, limit: 5_000, wanted: 1 },
     ]);
     expect(grants).toEqual([
-      { start: 10, granted: 3, countedIn: null, transaction: expect.stringMatching(/^\d+$/), keyStart: null, keyId: null },
+      { start: 10, granted: 3, countedIn: null, transaction: expect.stringMatching(/^\d+$/), mark: null, keyStart: null, keyId: null },
       null,
-      { start: 4_998, granted: 2, countedIn: '2026-04-20', transaction: grants[0]!.transaction, keyStart: null, keyId: null },
-      { start: 0, granted: 1, countedIn: '2026-04-20', transaction: grants[0]!.transaction, keyStart: null, keyId: null },
+      { start: 4_998, granted: 2, countedIn: '2026-04-20', transaction: grants[0]!.transaction, mark: null, keyStart: null, keyId: null },
+      { start: 0, granted: 1, countedIn: '2026-04-20', transaction: grants[0]!.transaction, mark: null, keyStart: null, keyId: null },
     ]);
     expect(await countsOf(paid)).toMatchObject({ quota_used: 5_000 });
     expect(await countsOf(free)).toMatchObject({ free_used: 13 });
@@ -184,8 +184,12 @@ describe("grantUnits with a key's monthly cap", () => {
   it("gives a refunded grant's units back to the key's count too", async () => {
     const id = await account({ quota_used: 0, quota_period: '2026-04-20' });
     const capped = await key(id);
-    const [grant] = await grantUnits(db, [{ accountId: id, count: period, limit: 5_000, wanted: 3, key: { id: capped, cap: 10 } }]);
-    expect(await refundIfCommitted(db, id, grant!)).toBe('refunded');
+    const grant = await db.connection().execute(async (connection) => {
+      const [made] = await grantUnits(connection, [{ accountId: id, count: period, limit: 5_000, wanted: 3, key: { id: capped, cap: 10 } }], 'begin');
+      await sql`commit`.execute(connection);
+      return marked(made!);
+    });
+    expect(await refundIfCommitted(db, id, grant)).toBe('refunded');
     expect((await keyCountsOf(capped)).cap_used).toBe(0);
     expect((await countsOf(id)).quota_used).toBe(0);
   });
@@ -196,7 +200,7 @@ describe('refundIfCommitted', () => {
 
   it('gives back the units of a grant that committed, once however often it is asked', async () => {
     const id = await account({ quota_used: 10, quota_period: '2026-04-20' });
-    const grant = (await grantOne(db, id, { period: '2026-04-20' }, 5_000, 3))!;
+    const grant = (await grantApart(db, id, { period: '2026-04-20' }, 5_000, 3))!;
     await grantOne(db, id, { period: '2026-04-20' }, 5_000, 2); // a later grant keeps its units
     expect((await countsOf(id)).quota_used).toBe(15);
     expect(await refundIfCommitted(db, id, grant)).toBe('refunded');
@@ -211,10 +215,18 @@ describe('refundIfCommitted', () => {
   it('gives each account of a grant that committed its own units back', async () => {
     const first = await account({ quota_used: 10, quota_period: '2026-04-20' });
     const second = await account({ quota_used: 20, quota_period: '2026-04-20' });
-    const [one, two] = await grantUnits(db, [
-      { accountId: first, count: { period: '2026-04-20' }, limit: 5_000, wanted: 3 },
-      { accountId: second, count: { period: '2026-04-20' }, limit: 5_000, wanted: 4 },
-    ]);
+    const [one, two] = await db.connection().execute(async (connection) => {
+      const grants = await grantUnits(
+        connection,
+        [
+          { accountId: first, count: { period: '2026-04-20' }, limit: 5_000, wanted: 3 },
+          { accountId: second, count: { period: '2026-04-20' }, limit: 5_000, wanted: 4 },
+        ],
+        'begin',
+      );
+      await sql`commit`.execute(connection);
+      return grants.map((grant) => marked(grant!));
+    });
     expect(await refundIfCommitted(db, first, one!)).toBe('refunded');
     expect(await refundIfCommitted(db, second, two!)).toBe('refunded');
     expect(await refundIfCommitted(db, second, two!)).toBe('refunded');
@@ -228,14 +240,14 @@ describe('refundIfCommitted', () => {
 
   it("gives Free's units back to Free's count", async () => {
     const id = await account({ quota_used: 4, quota_period: '2026-04-20', free_used: 100 });
-    const grant = (await grantOne(db, id, { period: null }, 300, 5))!;
+    const grant = (await grantApart(db, id, { period: null }, 300, 5))!;
     expect(await refundIfCommitted(db, id, grant)).toBe('refunded');
     expect(await countsOf(id)).toMatchObject({ quota_used: 4, free_used: 100 });
   });
 
   it('takes nothing from a period that has started since', async () => {
     const id = await account({ quota_used: 10, quota_period: '2026-04-20' });
-    const grant = (await grantOne(db, id, { period: '2026-04-20' }, 5_000, 3))!;
+    const grant = (await grantApart(db, id, { period: '2026-04-20' }, 5_000, 3))!;
     await grantOne(db, id, { period: '2026-05-20' }, 5_000, 1);
     expect(await refundIfCommitted(db, id, grant)).toBe('refunded');
     expect(await countsOf(id)).toMatchObject({ quota_used: 1, quota_period: '2026-05-20' });
@@ -243,15 +255,9 @@ describe('refundIfCommitted', () => {
 
   it('gives nothing back for a grant that never committed', async () => {
     const id = await account({ quota_used: 10, quota_period: '2026-04-20' });
-    let grant: Grant | null = null;
-    await expect(
-      db.transaction().execute(async (trx) => {
-        grant = await grantOne(trx, id, { period: '2026-04-20' }, 5_000, 3);
-        throw new Error('rolled back');
-      }),
-    ).rejects.toThrow('rolled back');
+    const grant = (await grantApart(db, id, { period: '2026-04-20' }, 5_000, 3, 'rollback'))!;
     await grantOne(db, id, { period: '2026-04-20' }, 5_000, 2);
-    expect(await refundIfCommitted(db, id, grant!)).toBe('not committed');
+    expect(await refundIfCommitted(db, id, grant)).toBe('not committed');
     expect((await countsOf(id)).quota_used).toBe(12);
     expect(await refunds(id)).toEqual([]);
   });
@@ -260,13 +266,49 @@ describe('refundIfCommitted', () => {
   it.skipIf(!process.env.DATABASE_URL)('says "in progress" while the grant is still open, and refunds it once it commits', async () => {
     const id = await account({ quota_used: 10, quota_period: '2026-04-20' });
     await db.connection().execute(async (connection) => {
-      await sql`begin`.execute(connection);
-      const grant = (await grantOne(connection, id, { period: '2026-04-20' }, 5_000, 3))!;
+      const grant = marked((await grantOne(connection, id, { period: '2026-04-20' }, 5_000, 3, 'begin'))!);
       expect(await refundIfCommitted(db, id, grant)).toBe('in progress');
       await sql`commit`.execute(connection);
       expect(await refundIfCommitted(db, id, grant)).toBe('refunded');
     });
     expect((await countsOf(id)).quota_used).toBe(10);
+  });
+});
+
+describe('grant marks', () => {
+  const hasMark = async (mark: string) => (await db.selectFrom('quota_grant_marks').select('mark').where('mark', '=', mark).execute()).length === 1;
+
+  it('are written by a grant in a transaction of its own, kept only if it commits; a grant that commits with its statement writes none', async () => {
+    const id = await account({ quota_used: 0, quota_period: '2026-04-20' });
+    const before = await db
+      .selectFrom('quota_grant_marks')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    expect((await grantOne(db, id, { period: '2026-04-20' }, 5_000, 1))!.mark).toBeNull();
+    const committed = (await grantApart(db, id, { period: '2026-04-20' }, 5_000, 1))!;
+    const rolledBack = (await grantApart(db, id, { period: '2026-04-20' }, 5_000, 1, 'rollback'))!;
+    expect(committed.mark).toMatch(/^[0-9a-f-]{36}$/);
+    expect(rolledBack.mark).not.toBe(committed.mark);
+    expect(await hasMark(committed.mark)).toBe(true);
+    expect(await hasMark(rolledBack.mark)).toBe(false);
+    const after = await db
+      .selectFrom('quota_grant_marks')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(after.n) - Number(before.n)).toBe(1);
+  });
+
+  it('are pruned by age: those made before the given instant go, later ones stay', async () => {
+    const id = await account({ quota_used: 0, quota_period: '2026-04-20' });
+    const old = (await grantApart(db, id, { period: '2026-04-20' }, 5_000, 1))!;
+    const recent = (await grantApart(db, id, { period: '2026-04-20' }, 5_000, 1))!;
+    await sql`update quota_grant_marks set granted_at = now() - interval '2 hours' where mark = ${old.mark}::uuid`.execute(db);
+    expect(await pruneGrantMarks(db, new Date(Date.now() - 3_600_000))).toBeGreaterThanOrEqual(1);
+    expect(await hasMark(old.mark)).toBe(false);
+    expect(await hasMark(recent.mark)).toBe(true);
+    // a pruned mark reads as a grant that never committed: its units stay counted
+    expect(await refundIfCommitted(db, id, old)).toBe('not committed');
+    expect((await countsOf(id)).quota_used).toBe(2);
   });
 });
 

@@ -2,10 +2,9 @@
 // its units back (and the operator is told), one that did not is dropped, one still open is asked
 // about again, and what is left when the service stops is named in the log.
 import { sql, type Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../src/db/database.js';
-import { type Grant } from '../../src/db/quota.js';
-import { grantOne } from '../support/quota.js';
+import { grantApart, grantOne, marked } from '../support/quota.js';
 import { UnansweredGrants } from '../../src/rest/unanswered-grants.js';
 import { openTestDatabase } from '../support/db.js';
 
@@ -43,24 +42,12 @@ function recordingLogger() {
   };
 }
 
-async function rolledBackGrant(id: string): Promise<Grant> {
-  const held: { grant?: Grant | null } = {};
-  await db
-    .transaction()
-    .execute(async (trx) => {
-      held.grant = await grantOne(trx, id, PERIOD, 5_000, 2);
-      throw new Error('rolled back');
-    })
-    .catch(() => undefined);
-  return held.grant!;
-}
-
 describe('UnansweredGrants', () => {
   it('gives back the units of a grant that committed, and tells the operator', async () => {
     const { lines, logger } = recordingLogger();
-    const grants = new UnansweredGrants(db, logger);
+    const grants = new UnansweredGrants(db, logger, { pruneMarks: false });
     const id = await account();
-    const grant = (await grantOne(db, id, PERIOD, 5_000, 3))!;
+    const grant = (await grantApart(db, id, PERIOD, 5_000, 3))!;
     grants.add(id, grant);
     await grants.settle();
     expect(await used(id)).toBe(10);
@@ -73,9 +60,9 @@ describe('UnansweredGrants', () => {
 
   it('drops a grant that never committed, silently', async () => {
     const { lines, logger } = recordingLogger();
-    const grants = new UnansweredGrants(db, logger);
+    const grants = new UnansweredGrants(db, logger, { pruneMarks: false });
     const id = await account();
-    grants.add(id, await rolledBackGrant(id));
+    grants.add(id, (await grantApart(db, id, PERIOD, 5_000, 2, 'rollback'))!);
     await grants.settle();
     expect(await used(id)).toBe(10);
     expect(grants.size).toBe(0);
@@ -84,16 +71,63 @@ describe('UnansweredGrants', () => {
   });
 
   it('ignores a grant that took nothing', async () => {
-    const grants = new UnansweredGrants(db, recordingLogger().logger);
-    grants.add(await account(), { start: 5_000, granted: 0, countedIn: PERIOD.period, transaction: '1', keyStart: null, keyId: null });
+    const grants = new UnansweredGrants(db, recordingLogger().logger, { pruneMarks: false });
+    grants.add(await account(), {
+      start: 5_000,
+      granted: 0,
+      countedIn: PERIOD.period,
+      transaction: '1',
+      mark: '00000000-0000-4000-8000-000000000001',
+      keyStart: null,
+      keyId: null,
+    });
     expect(grants.size).toBe(0);
     await grants.close();
   });
 
-  it('asks by itself, soon after a grant is added', async () => {
-    const grants = new UnansweredGrants(db, recordingLogger().logger);
+  it('ignores a grant that committed with its statement (it wrote no mark)', async () => {
+    const grants = new UnansweredGrants(db, recordingLogger().logger, { pruneMarks: false });
     const id = await account();
     grants.add(id, (await grantOne(db, id, PERIOD, 5_000, 1))!);
+    expect(grants.size).toBe(0);
+    await grants.close();
+  });
+
+  it('gives up, in the log, a grant still unsettled after half an hour, before its mark could be pruned', async () => {
+    const { lines, logger } = recordingLogger();
+    const grants = new UnansweredGrants(db, logger, { pruneMarks: false });
+    const id = await account();
+    const grant = (await grantApart(db, id, PERIOD, 5_000, 2))!;
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      grants.add(id, grant);
+      vi.setSystemTime(Date.now() + 31 * 60_000);
+      await grants.settle();
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(grants.size).toBe(0);
+    expect(await used(id)).toBe(12);
+    expect(lines).toEqual([
+      { level: 'error', fields: expect.objectContaining({ accountId: id, units: 2 }), message: expect.stringMatching(/half an hour.*stay counted/) },
+    ]);
+    await grants.close();
+  });
+
+  it('prunes marks older than an hour', async () => {
+    const grants = new UnansweredGrants(db, recordingLogger().logger, { pruneMarks: false });
+    const id = await account();
+    const grant = (await grantApart(db, id, PERIOD, 5_000, 1))!;
+    await sql`update quota_grant_marks set granted_at = now() - interval '61 minutes' where mark = ${grant.mark}::uuid`.execute(db);
+    await grants.pruneMarks();
+    expect(await db.selectFrom('quota_grant_marks').select('mark').where('mark', '=', grant.mark).execute()).toEqual([]);
+    await grants.close();
+  });
+
+  it('asks by itself, soon after a grant is added', async () => {
+    const grants = new UnansweredGrants(db, recordingLogger().logger, { pruneMarks: false });
+    const id = await account();
+    grants.add(id, (await grantApart(db, id, PERIOD, 5_000, 1))!);
     for (let waited = 0; grants.size > 0 && waited < 5_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(grants.size).toBe(0);
     expect(await used(id)).toBe(10);
@@ -102,11 +136,19 @@ describe('UnansweredGrants', () => {
 
   it('names in the log, at close, a grant the database could not settle', async () => {
     const { lines, logger } = recordingLogger();
-    const grants = new UnansweredGrants(db, logger);
+    const grants = new UnansweredGrants(db, logger, { pruneMarks: false });
     const id = await account();
     // A transaction id the database has not reached yet: it refuses to say, so the units would stay.
     const { rows } = await sql<{ future: string }>`select (pg_current_xact_id()::text::bigint + 1000000)::text as future`.execute(db);
-    grants.add(id, { start: 10, granted: 2, countedIn: PERIOD.period, transaction: rows[0]!.future, keyStart: null, keyId: null });
+    grants.add(id, {
+      start: 10,
+      granted: 2,
+      countedIn: PERIOD.period,
+      transaction: rows[0]!.future,
+      mark: '00000000-0000-4000-8000-000000000002',
+      keyStart: null,
+      keyId: null,
+    });
     await grants.close();
     expect(lines).toEqual([{ level: 'error', fields: expect.objectContaining({ accountId: id, units: 2 }), message: expect.stringMatching(/stay counted/) }]);
   });
@@ -114,11 +156,10 @@ describe('UnansweredGrants', () => {
   // PGlite has one connection, so only a server can hold a grant open while it is asked about.
   it.skipIf(!process.env.DATABASE_URL)('keeps asking about a grant still open, and settles it once it commits', async () => {
     const { lines, logger } = recordingLogger();
-    const grants = new UnansweredGrants(db, logger);
+    const grants = new UnansweredGrants(db, logger, { pruneMarks: false });
     const id = await account();
     await db.connection().execute(async (connection) => {
-      await sql`begin`.execute(connection);
-      grants.add(id, (await grantOne(connection, id, PERIOD, 5_000, 4))!);
+      grants.add(id, marked((await grantOne(connection, id, PERIOD, 5_000, 4, 'begin'))!));
       await grants.settle();
       expect(grants.size).toBe(1);
       await sql`commit`.execute(connection);
