@@ -161,9 +161,12 @@ export async function refundIfCommitted(db: Kysely<Database>, accountId: string,
   return rows[0]?.committed ? 'refunded' : 'not committed';
 }
 
-/** Removes the marks of grants made before `before`; returns how many. */
-export async function pruneGrantMarks(db: Kysely<Database>, before: Date): Promise<number> {
-  const { numDeletedRows } = await db.deleteFrom('quota_grant_marks').where('granted_at', '<', before).executeTakeFirst();
+/** Deletes up to `limit` marks of grants made before `before`; resolves with how many went. */
+export async function pruneGrantMarks(db: Kysely<Database>, before: Date, limit: number): Promise<number> {
+  const { numDeletedRows } = await db
+    .deleteFrom('quota_grant_marks')
+    .where('mark', 'in', (eb) => eb.selectFrom('quota_grant_marks').select('mark').where('granted_at', '<', before).limit(limit))
+    .executeTakeFirst();
   return Number(numDeletedRows);
 }
 

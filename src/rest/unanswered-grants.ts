@@ -14,6 +14,8 @@ import { StoreUnavailableError } from '../errors.js';
 const SETTLE_INTERVAL_MS = 500;
 const MARK_RETENTION_MS = 3_600_000;
 const PRUNE_EVERY_MS = 600_000;
+/** Old marks are deleted this many at a time, so that no statement of a prune runs long. */
+const PRUNE_BATCH = 5_000;
 
 interface Unanswered {
   accountId: string;
@@ -74,7 +76,8 @@ export class UnansweredGrants {
   /** Removes the marks too old for any grant still waiting to need. */
   async pruneMarks(): Promise<void> {
     try {
-      await pruneGrantMarks(this.db, new Date(Date.now() - MARK_RETENTION_MS));
+      const before = new Date(Date.now() - MARK_RETENTION_MS);
+      while ((await pruneGrantMarks(this.db, before, PRUNE_BATCH)) === PRUNE_BATCH);
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) this.logger.error({ err: error }, 'quota: old grant marks could not be removed');
     }

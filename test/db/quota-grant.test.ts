@@ -303,12 +303,23 @@ describe('grant marks', () => {
     const old = (await grantApart(db, id, { period: '2026-04-20' }, 5_000, 1))!;
     const recent = (await grantApart(db, id, { period: '2026-04-20' }, 5_000, 1))!;
     await sql`update quota_grant_marks set granted_at = now() - interval '2 hours' where mark = ${old.mark}::uuid`.execute(db);
-    expect(await pruneGrantMarks(db, new Date(Date.now() - 3_600_000))).toBeGreaterThanOrEqual(1);
+    expect(await pruneGrantMarks(db, new Date(Date.now() - 3_600_000), 1_000)).toBeGreaterThanOrEqual(1);
     expect(await hasMark(old.mark)).toBe(false);
     expect(await hasMark(recent.mark)).toBe(true);
     // a pruned mark reads as a grant that never committed: its units stay counted
     expect(await refundIfCommitted(db, id, old)).toBe('not committed');
     expect((await countsOf(id)).quota_used).toBe(2);
+  });
+
+  it('are pruned at most `limit` at a time', async () => {
+    const id = await account({ quota_used: 0, quota_period: '2026-04-20' });
+    const marks = [];
+    for (let i = 0; i < 3; i++) marks.push((await grantApart(db, id, { period: '2026-04-20' }, 5_000, 1))!.mark);
+    await sql`update quota_grant_marks set granted_at = now() - interval '3 hours' where mark = any(${sql.lit(`{${marks.join(',')}}`)}::uuid[])`.execute(db);
+    const before = new Date(Date.now() - 2 * 3_600_000);
+    expect(await pruneGrantMarks(db, before, 2)).toBe(2);
+    expect(await pruneGrantMarks(db, before, 2)).toBe(1);
+    expect(await pruneGrantMarks(db, before, 2)).toBe(0);
   });
 });
 
