@@ -88,7 +88,8 @@ describe.skipIf(!process.env.DATABASE_URL)(
     const env = () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'aud-rates-outage-'));
       dirs.push(dataDir);
-      return { DATA_DIR: dataDir, DATABASE_URL: store.url };
+      // the production bounds, which the 2 s asserted here rest on
+      return { DATA_DIR: dataDir, DATABASE_URL: store.url, DATABASE_CONNECT_TIMEOUT_MS: '1000', DATABASE_STATEMENT_TIMEOUT_MS: '1000' };
     };
 
     beforeAll(async () => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sydneyDate } from '../../src/domain/calendar.js';
+import { RBA_LEADER_LOCK } from '../../src/jobs/rba-scheduler.js';
 import { accountWithKeyVia, createCliStore, fixturePath, importFixtureVia, startService, type CliStore, type RunningService } from '../support/cli.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { graphql } from '../../src/graphql.js';
@@ -61,9 +62,13 @@ describe.skipIf(!process.env.DATABASE_URL)('webhooks with two service processes 
 
   it('exactly one of the two processes holds the scheduler lock', async () => {
     const held = await store.withDb(async (db) => {
+      // Only this lock: an import running on the leader holds an advisory lock of its own. A
+      // one-number advisory lock shows its high half as classid and its low half as objid.
       const { rows } = await sql<{ pid: number }>`
         select pid from pg_locks
-        where locktype = 'advisory' and granted and database = (select oid from pg_database where datname = current_database())`.execute(db);
+        where locktype = 'advisory' and granted and objsubid = 1
+          and database = (select oid from pg_database where datname = current_database())
+          and (classid::int8 << 32 | objid::int8) = hashtext(${RBA_LEADER_LOCK})::int8`.execute(db);
       return rows;
     });
     expect(held).toHaveLength(1);

@@ -279,8 +279,18 @@ export async function startService(
   const child = spawn(process.execPath, nodeArgs, {
     cwd: ROOT,
     // No scheduler unless a test asks for one: tests never reach the RBA's servers. No balancer to
-    // wait for on a stop either.
-    env: childEnv({ PORT: '0', INTERNAL_PORT: '0', LOG_LEVEL: 'info', SCHEDULER: 'off', SHUTDOWN_DELAY_MS: '0', ...env }),
+    // wait for on a stop either. A whole suite loads this machine far beyond production, where a
+    // store a second late is a store away: tests of that bound set it themselves.
+    env: childEnv({
+      PORT: '0',
+      INTERNAL_PORT: '0',
+      LOG_LEVEL: 'info',
+      SCHEDULER: 'off',
+      SHUTDOWN_DELAY_MS: '0',
+      DATABASE_CONNECT_TIMEOUT_MS: '5000',
+      DATABASE_STATEMENT_TIMEOUT_MS: '5000',
+      ...env,
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
