@@ -29,8 +29,7 @@ export function stringify(value: Json): string {
 //
 // What is kept is written with `join` of several parts, which copies them into one flat string.
 // Text built with `+=` is a tree of its pieces, and every answer that carried it would walk the
-// whole tree again when its body is flattened for the ETag and the socket (measured in the
-// pipeline: 4.5 µs a `/{date}` answer with the day's rates built with `+=`, 1.4 µs with them flat).
+// whole tree again when its body is flattened for the ETag and the socket.
 const written = new WeakMap<object, RawJson>();
 
 /** Only `codes` of a day's rates, in the order asked for (AUD is 1); a code without a rate that day is left out. */

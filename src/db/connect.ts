@@ -106,9 +106,8 @@ async function snapshotOf(pglite: PGlite): Promise<Blob> {
  * PGlite's `query` runs a statement through the extended protocol: six calls into the database
  * (parse, describe, bind, describe, execute, sync) where `exec`'s simple protocol makes two. A
  * statement without parameters gains nothing from the extended protocol, so it goes through `exec`:
- * the quota grant, which inlines its values for this (src/db/quota.ts), measured 186–208 µs of CPU
- * against 250–413 µs with a data directory; begin and commit gain the same way. Everything else is
- * PGlite's own.
+ * the quota grant, which inlines its values for this (src/db/quota.ts), and begin and commit, all on
+ * every keyed request's path. Everything else is PGlite's own.
  */
 function simpleProtocolWhenParameterless(pglite: PGlite): PGlite {
   async function query<T>(text: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {

@@ -192,3 +192,13 @@ export async function countInWindow(db: Kysely<Database>, client: string, now: D
   const row = rows[0]!;
   return { windowStart: new Date(row.window_start), requests: Number(row.requests) };
 }
+
+/** Commits the grant that `grantUnits` left open on this connection (sent with 'begin'). */
+export async function commitGrant(connection: Kysely<Database>): Promise<void> {
+  await sql`commit`.execute(connection);
+}
+
+/** Ends whatever transaction a failed round trip left open, so the connection goes back clean. */
+export async function rollbackGrant(connection: Kysely<Database>): Promise<void> {
+  await sql`rollback`.execute(connection);
+}

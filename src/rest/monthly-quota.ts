@@ -8,11 +8,11 @@
 // end of a quota the same statement simply grants that account fewer units than asked. A key with a
 // monthly cap is held to it in the same statement, so the cap is as exact as the quota. The way of a
 // grant from the limits step to the account row: docs/architecture.md, "The quota".
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
-import { grantUnits, type Grant, type GrantAsk, type QuotaCount } from '../db/quota.js';
+import { commitGrant, grantUnits, rollbackGrant, type Grant, type GrantAsk, type QuotaCount } from '../db/quota.js';
 import { billingPeriod, type BillingPeriod } from '../domain/billing.js';
 import { secondsUntil } from '../domain/calendar.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
@@ -204,7 +204,7 @@ export class MonthlyQuota {
             open = { grants: granted, asks };
             asks = [];
           } else if (open) {
-            await sql`commit`.execute(connection);
+            await commitGrant(connection);
             handAll(open.asks, open.grants);
             open = null;
           } else {
@@ -222,7 +222,7 @@ export class MonthlyQuota {
         for (const waiter of [...waitersOf(open?.asks ?? []), ...waitersOf(asks), ...this.waiting.splice(0)]) waiter.reject(error);
         // A connection that stalled is discarded; any other goes back to the pool out of the
         // transaction the failed round trip may have left open.
-        if (!(error instanceof StoreUnavailableError)) await sql`rollback`.execute(connection).catch(() => undefined);
+        if (!(error instanceof StoreUnavailableError)) await rollbackGrant(connection).catch(() => undefined);
       }
     });
   }

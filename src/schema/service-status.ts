@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
 import { nextPublicationSlotAt } from '../domain/calendar.js';
 import { freshnessOf } from '../domain/freshness.js';
+import { pingStore } from '../db/ping.js';
 import { builder } from './builder.js';
 import type { Context } from './context.js';
 
@@ -49,7 +49,7 @@ function storeAnswers(ctx: Context): Promise<boolean> {
   if (!probe) {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), STORE_PROBE_TIMEOUT_MS)));
-    const query = sql`select 1`.execute(ctx.services.db).then(
+    const query = pingStore(ctx.services.db).then(
       () => true,
       () => false,
     );
