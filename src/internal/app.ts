@@ -28,7 +28,9 @@ export function createInternalApp(options: InternalAppOptions) {
   // start's module loading, and the public API never needs them.
   let yoga: Promise<InternalYoga> | null = null;
   const internalYoga = () =>
-    (yoga ??= import('./yoga.js').then(({ createInternalYoga }) => createInternalYoga(options.schema, options.services, INTERNAL_GRAPHQL_PATH)));
+    (yoga ??= import('./yoga.js').then(({ createInternalYoga }) =>
+      createInternalYoga(options.schema, options.services, INTERNAL_GRAPHQL_PATH, options.logger),
+    ));
   const auth = new OperatorAuth(options.operatorToken);
   const html = (body: string, status = 200, headers: Record<string, string> = {}) =>
     new Response(body, { status, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', ...headers } });

@@ -3,6 +3,7 @@
 // the operation limits.
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createGraphQLError, createYoga, maskError, type Plugin } from 'graphql-yoga';
+import type { Logger } from 'pino';
 import { decodeUtf8, NOT_UTF8 } from '../domain/text.js';
 import { DomainError } from '../errors.js';
 import { HttpError } from '../http/http-errors.js';
@@ -28,7 +29,7 @@ const strictUtf8Bodies: Plugin = {
   },
 };
 
-export function createInternalYoga(schema: GraphQLSchema, services: Services, graphqlEndpoint: string) {
+export function createInternalYoga(schema: GraphQLSchema, services: Services, graphqlEndpoint: string, logger: Logger) {
   return createYoga({
     schema,
     graphqlEndpoint,
@@ -36,12 +37,18 @@ export function createInternalYoga(schema: GraphQLSchema, services: Services, gr
     graphiql: false, // src/internal/app.ts serves it, from the package rather than a CDN
     logging: false,
     // A domain error (or a rate limit) is an answer (its message and extensions.code are shown);
-    // anything else is a fault, masked as yoga masks it.
+    // anything else is a fault, masked as yoga masks it and logged, since the answer no longer says
+    // what it was.
     maskedErrors: {
-      maskError: (error, message, isDev) =>
-        error instanceof GraphQLError && (error.originalError instanceof DomainError || error.originalError instanceof HttpError)
-          ? error
-          : maskError(error, message, isDev),
+      maskError: (error, message, isDev) => {
+        if (error instanceof GraphQLError && (error.originalError instanceof DomainError || error.originalError instanceof HttpError)) return error;
+        const masked = maskError(error, message, isDev);
+        if (masked !== error) {
+          const fault = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+          logger.error({ err: fault, path: error instanceof GraphQLError ? error.path : undefined }, 'internal operation failed');
+        }
+        return masked;
+      },
     },
     plugins: [strictUtf8Bodies, ...operationLimitPlugins],
     context: () => createContext(services, OPERATOR),

@@ -1,7 +1,7 @@
 // The real app on a test database, with a settable clock. Requests go through the app's own fetch
 // (no port), operator actions through the real internal endpoint.
 import { readFileSync } from 'node:fs';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { print } from 'graphql';
 import { buildApp, type App, type WebhookNetwork } from '../../src/app.js';
 import { parseConfig, type Config } from '../../src/config.js';
@@ -80,6 +80,8 @@ export interface TestAppOptions {
   config?: Record<string, string>;
   /** how webhooks reach the network: a resolver for test names, the receiver's CA, a short timeout */
   webhookNetwork?: WebhookNetwork;
+  /** where the app logs; silent otherwise */
+  logger?: Logger;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -102,7 +104,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     pool: database.pool,
     snapshot: database.snapshot,
     clock: () => now,
-    logger: pino({ level: 'silent' }),
+    logger: options.logger ?? pino({ level: 'silent' }),
     ...(options.webhookNetwork ? { webhookNetwork: options.webhookNetwork } : {}),
   });
 
