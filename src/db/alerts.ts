@@ -192,6 +192,9 @@ export async function recordAlertFirings(
       previous.map((p) => p.code),
     )
     .orderBy('a.id')
+    // as recordPublicationDeliveries reads subscriptions: an alert being deleted meanwhile is waited
+    // for and left out, since a firing of it would fail the whole publication on its foreign key
+    .forKeyShare('a')
     .execute();
   const firing = candidates.filter((a) => alertFires(a.condition, a.level, day.rates[a.currency]!, before.get(a.currency)!.value));
   if (firing.length === 0) return [];
