@@ -159,7 +159,7 @@ export function ReportsPage({ assets, frame, data }: { assets: PageAssets; frame
         <section class="card">
           <form method="get" action="/dashboard/reports">
             <label for="period">Period</label>
-            <select id="period" name="period">
+            <select id="period" name="period" class="field">
               {periodChoices(data.today).map((group) => (
                 <optgroup key={group.label} label={group.label}>
                   {group.periods.map((p) => (
