@@ -42,7 +42,7 @@ describe('with no service running', () => {
   });
 
   it('lets import fill a new database, naming it, a relative DATA_DIR by its absolute path', { timeout: 180_000 }, async () => {
-    const relative = join('test-output', `store-choice-${process.pid}`);
+    const relative = join('test-artifacts', `store-choice-${process.pid}`);
     try {
       const result = await runCli(['import', fixturePath('f11.1-data.csv')], { DATA_DIR: relative, DATABASE_URL: '' }, CREATING_MS);
       expect(succeeded(result).inserted).toBeGreaterThan(0);

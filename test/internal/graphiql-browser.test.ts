@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { OPERATOR_TOKEN, startTestApp, type TestApp } from '../support/app.js';
 import { CHROMIUM_AVAILABLE, launchChromium, serveOnLoopback, type ServedHandler } from '../support/browser.js';
 
-const SCREENSHOTS = new URL('../../test-output/', import.meta.url);
+const SCREENSHOTS = new URL('../../test-artifacts/', import.meta.url);
 
 let t: TestApp;
 let served: ServedHandler;

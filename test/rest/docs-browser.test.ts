@@ -2,14 +2,14 @@
 // service's OpenAPI document with the bundled Scalar renderer, and every request it makes goes to
 // the service's own origin (or is inline: data:, blob:), fonts included. The renderer validates the
 // document as it loads it and says what it finds on the console: any warning or error fails the
-// test. A screenshot is saved in test-output/ (git-ignored).
+// test. A screenshot is saved in test-artifacts/ (git-ignored).
 import { mkdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { CHROMIUM_AVAILABLE, launchChromium, serveOnLoopback, type ServedHandler } from '../support/browser.js';
 
-const SCREENSHOTS = new URL('../../test-output/', import.meta.url);
+const SCREENSHOTS = new URL('../../test-artifacts/', import.meta.url);
 
 let t: TestApp;
 let served: ServedHandler;
