@@ -2,10 +2,10 @@
 // it commits, the publication reaches that row meanwhile and waits for it, then leaves the alert
 // out. The publication stands (its rates stored, the other alert fired), never refused over a
 // firing of an alert that is gone. Two connections at once: only on Postgres.
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RbaDay } from '../../src/rba/index.js';
 import { createAlert, firings } from '../support/alerts.js';
+import { untilOneWaitsForALock } from '../support/db.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
 const FIRST: RbaDay = { date: '2026-05-13', rates: { USD: '0.6501' } };
@@ -29,17 +29,7 @@ describe.skipIf(!process.env.DATABASE_URL)('an alert deleted during a publicatio
       // as deleting an alert does: its row held until the deletion commits
       await trx.selectFrom('alerts').select('id').where('id', '=', deleted).forUpdate().execute();
       const importing = t.importTable({ format: 'csv', publicationDate: NEXT.date, days: [NEXT] });
-      await expect
-        // the import's first operation loads the internal endpoint's modules: seconds on a busy machine
-        .poll(
-          async () => {
-            const { rows } = await sql<{ n: number }>`
-          select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(t.db);
-            return rows[0]!.n;
-          },
-          { timeout: 20_000 },
-        )
-        .toBe(1);
+      await untilOneWaitsForALock(t.db);
       await trx.deleteFrom('alerts').where('id', '=', deleted).execute();
       // the import, unawaited: it goes on once this transaction commits
       return { imported: importing };

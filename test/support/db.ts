@@ -2,9 +2,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { openDatabase, type OpenOptions } from '../../src/db/connect.js';
 import { migrator } from '../../src/db/migrate.js';
 import { adminQuery } from './postgres.js';
@@ -117,4 +117,22 @@ export function emptyDatabaseForFile() {
       if (error) throw error instanceof Error ? error : new Error('migration failed', { cause: error });
     },
   };
+}
+
+/**
+ * Resolves once one session of the database waits for a lock: a statement running meanwhile has
+ * reached a row the test holds. Within moments, or seconds on a busy machine (an app's first
+ * internal operation loads that endpoint's modules). Postgres only.
+ */
+export async function untilOneWaitsForALock(db: Kysely<any>): Promise<void> {
+  await expect
+    .poll(
+      async () => {
+        const { rows } = await sql<{ n: number }>`
+          select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
+        return rows[0]!.n;
+      },
+      { timeout: 20_000 },
+    )
+    .toBe(1);
 }

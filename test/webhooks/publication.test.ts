@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/domain/plans.js';
 import type { RbaDay, RbaTable } from '../../src/rba/index.js';
 import { graphql, type TadaDocumentNode } from '../../src/graphql.js';
+import { untilOneWaitsForALock } from '../support/db.js';
 import { startTestApp, type TestApp, type VariablesArgs } from '../support/app.js';
 import { UUID } from '../support/expect.js';
 
@@ -150,13 +151,7 @@ describe('publication: which subscriptions get a delivery', () => {
     const { imported } = await app.db.transaction().execute(async (trx) => {
       await trx.selectFrom('webhook_subscriptions').select('id').where('id', '=', deleted).forUpdate().execute();
       const importing = app.importTable(table(day('2026-05-13')));
-      await expect
-        .poll(async () => {
-          const { rows } = await sql<{ n: number }>`
-            select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(app.db);
-          return rows[0]!.n;
-        })
-        .toBe(1);
+      await untilOneWaitsForALock(app.db);
       await trx.deleteFrom('webhook_subscriptions').where('id', '=', deleted).execute();
       // the import, unawaited: it goes on once this transaction commits
       return { imported: importing };
