@@ -34,6 +34,9 @@ export interface Measurement {
   round?: number;
 }
 
+/** The server's CPU time per answer in µs (null: unknown, or the server shares this process). */
+export const serverMicrosPerRequest = (m: Measurement): number | null => (m.serverCpu === null || m.reqPerSec === 0 ? null : (m.serverCpu * 1e6) / m.reqPerSec);
+
 function run(target: Target, connections: number, duration: number): Promise<autocannon.Result> {
   const { headers, connectionHeaders } = target;
   if (!target.paths && !target.bodies && !connectionHeaders) return autocannon({ url: target.url, headers, connections, duration, timeout: 10 });

@@ -1,5 +1,5 @@
 // The printed report: a table of the measurements and the pass/MISSED line of each target.
-import type { Measurement } from './load.js';
+import { serverMicrosPerRequest, type Measurement } from './load.js';
 
 export interface Goal {
   description: string;
@@ -49,7 +49,7 @@ export function printReport(results: Measurement[]): { failedTargets: string[]; 
   const cpu = (share: number | null) => (share === null ? '-' : `${(100 * share).toFixed(0)}%`);
   // CPU per request depends less on what else the machine runs than req/s and shares do (though
   // the same code has measured from 95 to 183 µs a request within an hour on this machine).
-  const perRequest = (m: Measurement) => (m.serverCpu === null || m.reqPerSec === 0 ? '-' : ((m.serverCpu * 1e6) / m.reqPerSec).toFixed(0));
+  const perRequest = (m: Measurement) => serverMicrosPerRequest(m)?.toFixed(0) ?? '-';
   // The load generator's own CPU per request: it parses every answer's headers, so a service whose
   // answers carry more headers costs it more than the bare server does, on the same two cores.
   const loaderPerRequest = (m: Measurement) => (m.reqPerSec === 0 ? '-' : ((m.loaderCpu * 1e6) / m.reqPerSec).toFixed(0));
@@ -92,7 +92,7 @@ export function printReport(results: Measurement[]): { failedTargets: string[]; 
   }
   console.log(table(rows));
   const bareRuns = results.flatMap((m) => (m.bare ? [m.bare] : []));
-  const bareCpu = bareRuns.map((b) => (b.serverCpu === null ? null : (b.serverCpu * 1e6) / b.reqPerSec)).filter((v) => v !== null);
+  const bareCpu = bareRuns.map(serverMicrosPerRequest).filter((v) => v !== null);
   const bareLoader = bareRuns.map((b) => (b.loaderCpu * 1e6) / b.reqPerSec);
   const range = (values: number[]) => `${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}`;
   console.log(

@@ -51,22 +51,13 @@ import { benchAnalytics } from './analytics.js';
 import { benchCluster } from './cluster.js';
 import { startServersInChild } from './child.js';
 import { abortDeliveries, benchDeliveries } from './deliveries.js';
+import { numberFromEnv } from './env.js';
 import { measure, type LoadOptions, type Measurement } from './load.js';
 import { printReport } from './report.js';
 import { startServers, type RunningServers } from './servers.js';
 import { preflight, targetsFor } from './targets.js';
 
 type Mode = 'child' | 'inprocess';
-
-function numberFromEnv(name: string, fallback: number, allowZero = false): number {
-  const text = process.env[name];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isFinite(value) || value < 0 || (value === 0 && !allowZero)) {
-    throw new Error(`${name} must be a ${allowZero ? 'non-negative' : 'positive'} number, got ${JSON.stringify(text)}`);
-  }
-  return value;
-}
 
 function sharedAnswerModes(): boolean[] {
   const mode = process.env.BENCH_SHARED_ANSWERS ?? 'both';

@@ -2,8 +2,9 @@
 // earlier commit checked out with `git worktree add`), each started twice as `npm run bench` starts
 // it, and the targets sent in short slices with the four services taking turns in a shuffled order.
 // A slow minute then falls on every service alike, and the two copies of one tree show how far the
-// same code differs from itself. Prints the median over the slices of the server CPU per answer, of
-// each copy against the other tree's, and of the copies against each other.
+// same code differs from itself. Prints per target, as medians over the slices of the server CPU
+// per answer: this tree against the other, the two copies of each tree against each other, and
+// each service alone.
 //
 //   BENCH_SLICES=<n>      slices per target (default 20)
 //   BENCH_SLICE=<s>       seconds per slice (default 1.5)
@@ -15,7 +16,8 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { seededRandom } from '../test/support/random.js';
 import { startServersInChild } from './child.js';
-import { measure } from './load.js';
+import { numberFromEnv } from './env.js';
+import { measure, serverMicrosPerRequest } from './load.js';
 import type { RunningServers } from './servers.js';
 import { targetsFor } from './targets.js';
 
@@ -23,9 +25,9 @@ const DEFAULT_TARGETS = '/latest (keyed)|/convert USD→EUR|/{date} varied|/time
 
 const other = process.argv[2];
 if (!other) throw new Error('usage: npx tsx bench/side-by-side.ts <the other tree>');
-const slices = Number(process.env.BENCH_SLICES ?? 20);
-const seconds = Number(process.env.BENCH_SLICE ?? 1.5);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const slices = numberFromEnv('BENCH_SLICES', 20);
+const seconds = numberFromEnv('BENCH_SLICE', 1.5);
+const connections = numberFromEnv('BENCH_CONNECTIONS', 50);
 const names = (process.env.BENCH_ONLY ?? DEFAULT_TARGETS).split('|');
 
 const { startServersInChild: startOther } = (await import(pathToFileURL(resolve(other, 'bench/child.ts')).href)) as {
@@ -46,8 +48,9 @@ async function slice(name: string, { running }: (typeof services)[number], durat
   const target = targetsFor(running.info).find((t) => t.name.includes(name));
   if (!target) throw new Error(`no target named like ${JSON.stringify(name)}`);
   const m = await measure(target, { connections, duration, warmup: 0, serverPid: running.info.pid });
-  if (m.non2xx || m.errors || m.serverCpu === null) throw new Error(`${name}: ${JSON.stringify(m.statusCodes)}, ${m.errors} errors`);
-  return (m.serverCpu * duration * 1e6) / m.requests;
+  const micros = serverMicrosPerRequest(m);
+  if (m.non2xx || m.errors || micros === null) throw new Error(`${name}: ${JSON.stringify(m.statusCodes)}, ${m.errors} errors`);
+  return micros;
 }
 
 const median = (values: number[]) => {
