@@ -47,7 +47,7 @@ export interface ToolCallOptions {
   definitions: readonly ToolDefinition[];
   table: readonly Route[];
   run: RouteRunner;
-  limits: Pick<RequestLimits, 'admit'>;
+  limits: Pick<RequestLimits, 'admit' | 'standing'>;
   clock: () => Date;
   logger: Logger;
 }
@@ -107,6 +107,8 @@ function twinRequest(tool: ToolDefinition, args: Record<string, ArgumentValue | 
 const inputOf = (args: Readonly<Record<string, ToolArgument>>) =>
   z.strictObject(Object.fromEntries(Object.entries(args).map(([name, a]) => [name, a.required ? a.schema : a.schema.optional()])));
 
+const isQuotaHeader = (name: string) => name.startsWith('X-RateLimit-');
+
 export class ToolCalls {
   /** the answer to tools/list, made once */
   readonly list: { tools: Tool[] };
@@ -153,7 +155,12 @@ export class ToolCalls {
       const refused = refusalOf(error);
       if (refused === null) this.options.logger.error({ err: error, requestId: exchange.requestId, tool: name }, 'tool call failed');
       const answer = envelopeOf(refused, exchange);
-      for (const header in answer.headers) if (header.startsWith('X-RateLimit-')) exchange.headers[header] = answer.headers[header]!;
+      // As the twin's refusal: it says where the quota stands (a 429 says so itself); a store that
+      // cannot say leaves the headers off rather than changing the refusal.
+      const quota: Record<string, string> = Object.keys(answer.headers).some(isQuotaHeader)
+        ? answer.headers
+        : await this.options.limits.standing(tool.route, viewer).catch(() => ({}));
+      for (const header in quota) if (isQuotaHeader(header)) exchange.headers[header] = quota[header]!;
       return { tool: name, status: answer.status, text: answer.body as string, isError: true };
     }
   }

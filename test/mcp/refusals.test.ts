@@ -177,10 +177,15 @@ describe("the twin's refusals are tool results with isError and its envelope", (
   /** Calls the tool and its twin; both refuse alike and take nothing. */
   async function refusedAlike(key: string, email: string, tool: string, args: Record<string, unknown>, path: string, status: number, type: string) {
     const before = (await stored(t, email)).used;
-    const refused = toolError(await post(listener, toolCall(tool, args), { key }));
+    const answer = await post(listener, toolCall(tool, args), { key });
+    const refused = toolError(answer);
     const twin = await rest(listener, path, key);
     expect(twin.status).toBe(status);
     expect(refused).toMatchObject({ status, type, text: twin.text });
+    // the twin's quota headers too: where the quota stands, as the refusal left it
+    const quotaHeaders = (headers: Headers) => Object.fromEntries([...headers].filter(([name]) => name.startsWith('x-ratelimit-')));
+    expect(quotaHeaders(twin.headers)).toHaveProperty('x-ratelimit-remaining-monthly');
+    expect(quotaHeaders(answer.headers)).toEqual(quotaHeaders(twin.headers));
     expect((await stored(t, email)).used).toBe(before);
   }
 
