@@ -154,6 +154,16 @@ describe('the Reports page', { timeout: 120_000 }, () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     const select = (await page.getByLabel('Period').boundingBox())!;
     expect(select.x + select.width).toBeLessThanOrEqual(375);
+    // The wide table scrolls inside its card; its caption wraps to the card and stays in view while it scrolls.
+    const scroller = page.locator('.table-scroll').first();
+    const card = (await scroller.boundingBox())!;
+    const caption = page.locator('caption', { hasText: 'Per currency, units that 1 AUD buys' });
+    for (const left of [0, 200]) {
+      await scroller.evaluate((element, to) => element.scrollTo({ left: to }), left);
+      const box = (await caption.boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(card.x);
+      expect(box.x + box.width).toBeLessThanOrEqual(card.x + card.width);
+    }
     await context.close();
   });
 
