@@ -155,11 +155,8 @@ export class ToolCalls {
       const refused = refusalOf(error);
       if (refused === null) this.options.logger.error({ err: error, requestId: exchange.requestId, tool: name }, 'tool call failed');
       const answer = envelopeOf(refused, exchange);
-      // As the twin's refusal: it says where the quota stands (a 429 says so itself); a store that
-      // cannot say leaves the headers off rather than changing the refusal.
-      const quota: Record<string, string> = Object.keys(answer.headers).some(isQuotaHeader)
-        ? answer.headers
-        : await this.options.limits.standing(tool.route, viewer).catch(() => ({}));
+      // As the twin's refusal: it says where the quota stands (a 429 says so itself).
+      const quota = Object.keys(answer.headers).some(isQuotaHeader) ? answer.headers : await this.options.limits.standing(tool.route, viewer);
       for (const header in quota) if (isQuotaHeader(header)) exchange.headers[header] = quota[header]!;
       return { tool: name, status: answer.status, text: answer.body as string, isError: true };
     }

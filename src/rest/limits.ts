@@ -34,11 +34,12 @@ export class RequestLimits {
 
   /**
    * The quota's headers for a keyed request refused before it took a unit (docs/api.md §8: every
-   * keyed answer carries them): the count as it stands, read without taking from it.
+   * keyed answer carries them): the count as it stands, read without taking from it. None when
+   * the store cannot say: the headers are left off rather than the refusal changed.
    */
   async standing(route: Route, viewer: ApiKeyViewer): Promise<Record<string, string>> {
     if (route.auth === 'none' || route.auth === 'account') return {};
-    const account = await findAccountById(this.db, viewer.accountId);
+    const account = await findAccountById(this.db, viewer.accountId).catch(() => null);
     if (!account) return {};
     const { limit, used, resetsAt } = quotaOf(account, this.clock());
     const headers: Record<string, string> = { 'X-RateLimit-Limit-Monthly': String(limit), 'X-RateLimit-Remaining-Monthly': String(Math.max(0, limit - used)) };

@@ -9,10 +9,9 @@ export function limits(requestLimits: Pick<RequestLimits, 'admit' | 'standing'>)
     try {
       await next(exchange);
     } catch (error) {
-      // A keyed request refused (400, 403, 404) still says where its quota stands; a store that
-      // cannot say leaves the headers off rather than changing the refusal.
+      // A keyed request refused (400, 403, 404) still says where its quota stands.
       const { viewer } = exchange;
-      if (viewer) Object.assign(exchange.headers, await requestLimits.standing(exchange.route!, viewer).catch(() => ({})));
+      if (viewer) Object.assign(exchange.headers, await requestLimits.standing(exchange.route!, viewer));
       throw error;
     }
     Object.assign(exchange.headers, await requestLimits.admit(exchange.route!, exchange.viewer, exchange.peer!.client));
