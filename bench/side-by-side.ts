@@ -19,7 +19,7 @@ import { startServersInChild } from './child.js';
 import { numberFromEnv } from './env.js';
 import { measure, serverMicrosPerRequest } from './load.js';
 import type { RunningServers } from './servers.js';
-import { targetsFor } from './targets.js';
+import { targetsFor, type Target } from './targets.js';
 
 const DEFAULT_TARGETS = '/latest (keyed)|/convert USD→EUR|/{date} varied|/timeseries varied|/convert dated varied|mix of the three varied';
 
@@ -33,19 +33,20 @@ const names = (process.env.BENCH_ONLY ?? DEFAULT_TARGETS).split('|');
 const { startServersInChild: startOther } = (await import(pathToFileURL(resolve(other, 'bench/child.ts')).href)) as {
   startServersInChild: typeof startServersInChild;
 };
-const services: { label: string; running: RunningServers }[] = [];
+const services: { label: string; running: RunningServers; targets: Target[] }[] = [];
 for (const [label, start] of [
   ['other', startOther],
   ['this', startServersInChild],
   ['other 2', startOther],
   ['this 2', startServersInChild],
 ] as const) {
-  services.push({ label, running: await start(true) });
+  const running = await start(true);
+  services.push({ label, running, targets: targetsFor(running.info) });
 }
 
 /** Server CPU µs per answer of one slice of `name` against `service`. */
-async function slice(name: string, { running }: (typeof services)[number], duration: number): Promise<number> {
-  const target = targetsFor(running.info).find((t) => t.name.includes(name));
+async function slice(name: string, { running, targets }: (typeof services)[number], duration: number): Promise<number> {
+  const target = targets.find((t) => t.name.includes(name));
   if (!target) throw new Error(`no target named like ${JSON.stringify(name)}`);
   const m = await measure(target, { connections, duration, warmup: 0, serverPid: running.info.pid });
   const micros = serverMicrosPerRequest(m);
@@ -66,11 +67,8 @@ try {
   for (let i = 0; i < slices; i++) {
     for (const name of names) {
       const order = services.map((s) => ({ s, key: random() })).sort((a, b) => a.key - b.key);
-      for (const { s } of order)
-        cpu
-          .get(name)!
-          .get(s.label)!
-          .push(await slice(name, s, seconds));
+      const of = cpu.get(name)!;
+      for (const { s } of order) of.get(s.label)!.push(await slice(name, s, seconds));
     }
     process.stdout.write(`slice ${i + 1}/${slices}\r`);
   }
