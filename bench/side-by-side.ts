@@ -1,16 +1,18 @@
 // `npx tsx bench/side-by-side.ts <other tree>`: this tree's service against another tree's (an
-// earlier commit checked out with `git worktree add`), each started twice as `npm run bench` starts
-// it, and the targets sent in short slices with the four services taking turns in a shuffled order.
-// A slow minute then falls on every service alike, and the two copies of one tree show how far the
-// same code differs from itself. Prints per target, as medians over the slices of the server CPU
-// per answer: this tree against the other, the two copies of each tree against each other, and
-// each service alone.
+// earlier commit checked out with `git worktree add`), each started several times as `npm run bench`
+// starts it, and the targets sent in short slices with the services taking turns in a shuffled
+// order. A slow minute then falls on every service alike. Two processes of the same code can differ
+// by several percent for as long as they run, so a tree is measured as several processes, and how
+// far each one lies from its tree's mean is printed beside the result. Prints per target: this
+// tree's server CPU per answer against the other's (the median over the slices, and the interval
+// that median lies in 95 times in 100), that spread, and each service's median.
 //
 //   BENCH_SLICES=<n>      slices per target (default 20)
 //   BENCH_SLICE=<s>       seconds per slice (default 1.5)
 //   BENCH_ONLY=<a>|<b>    the targets whose names contain <a> or <b> (default: the fixed keyed
 //                         targets and the varied ones of bench/targets.ts)
 //   BENCH_CONNECTIONS=<n> concurrent connections (default 50)
+//   BENCH_COPIES=<n>      services of each tree (default 2)
 // The other tree needs its own `npm ci` and a bench/child.ts that starts its servers in a child.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -33,15 +35,16 @@ const names = (process.env.BENCH_ONLY ?? DEFAULT_TARGETS).split('|');
 const { startServersInChild: startOther } = (await import(pathToFileURL(resolve(other, 'bench/child.ts')).href)) as {
   startServersInChild: typeof startServersInChild;
 };
-const services: { label: string; running: RunningServers; targets: Target[] }[] = [];
-for (const [label, start] of [
-  ['other', startOther],
-  ['this', startServersInChild],
-  ['other 2', startOther],
-  ['this 2', startServersInChild],
-] as const) {
-  const running = await start(true);
-  services.push({ label, running, targets: targetsFor(running.info) });
+const copies = numberFromEnv('BENCH_COPIES', 2);
+const services: { label: string; tree: 'this' | 'other'; running: RunningServers; targets: Target[] }[] = [];
+for (let copy = 1; copy <= copies; copy++) {
+  for (const [tree, start] of [
+    ['other', startOther],
+    ['this', startServersInChild],
+  ] as const) {
+    const running = await start(true);
+    services.push({ label: `${tree} ${copy}`, tree, running, targets: targetsFor(running.info) });
+  }
 }
 
 /** Server CPU µs per answer of one slice of `name` against `service`. */
@@ -60,6 +63,16 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
+/**
+ * Where the median of `values` lies, 95 times in 100 (a percentile bootstrap over the slices). It
+ * covers how the slices scatter, not how the processes do: that spread is printed beside it.
+ */
+function medianInterval(values: number[]): [number, number] {
+  const random = seededRandom(2);
+  const medians = Array.from({ length: 2_000 }, () => median(values.map(() => values[Math.floor(random() * values.length)]!))).sort((a, b) => a - b);
+  return [medians[49]!, medians[1_949]!];
+}
+
 try {
   for (const name of names) for (const service of services) await slice(name, service, 2); // warm-up
   const random = seededRandom(1);
@@ -72,13 +85,22 @@ try {
     }
     process.stdout.write(`slice ${i + 1}/${slices}\r`);
   }
-  console.log(`\nserver CPU µs per answer, medians of ${slices} slices of ${seconds} s; ratios are medians of per-slice ratios`);
+  console.log(`\nserver CPU µs per answer, medians of ${slices} slices of ${seconds} s, ${copies} services of each tree`);
   for (const name of names) {
     const of = cpu.get(name)!;
-    const ratio = (a: string, b: string) => median(of.get(a)!.map((v, i) => v / of.get(b)![i]!)).toFixed(3);
-    const pooled = median(of.get('this')!.map((v, i) => (v + of.get('this 2')![i]!) / (of.get('other')![i]! + of.get('other 2')![i]!)));
+    const sumOf = (tree: 'this' | 'other', i: number) => services.filter((s) => s.tree === tree).reduce((sum, s) => sum + of.get(s.label)![i]!, 0);
+    const ratios = Array.from({ length: slices }, (_, i) => sumOf('this', i) / sumOf('other', i));
+    const [low, high] = medianInterval(ratios);
+    // Each service's median against its tree's: how far one process of a tree differs from another.
+    const spread = (tree: 'this' | 'other') => {
+      const medians = services.filter((s) => s.tree === tree).map((s) => median(of.get(s.label)!));
+      const mean = medians.reduce((a, b) => a + b, 0) / medians.length;
+      return medians.map((m) => (m / mean).toFixed(3)).join(', ');
+    };
     const each = services.map((s) => `${s.label} ${median(of.get(s.label)!).toFixed(1)}`).join(', ');
-    console.log(`${name}: this/other ${pooled.toFixed(3)} (copies of other ${ratio('other 2', 'other')}, of this ${ratio('this 2', 'this')}); ${each}`);
+    console.log(
+      `${name}: this/other ${median(ratios).toFixed(3)} (95%: ${low.toFixed(3)}–${high.toFixed(3)}); services of other ${spread('other')}, of this ${spread('this')} of their tree's mean; ${each}`,
+    );
   }
 } finally {
   for (const { running } of services) await running.close();
