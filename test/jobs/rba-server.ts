@@ -32,8 +32,14 @@ export async function startRbaServer(): Promise<RbaServer> {
     counts.set(path, count + 1);
     const route = routes.get(path);
     const answer = route ? route(count) : failure(404);
+    // Every answer closes its connection. A connection kept alive could be closed by the server's idle
+    // timer just as a slow test reused it: the poll would fail (ECONNRESET) and count an attempt more.
     res
-      .writeHead(answer.status, { 'Content-Type': answer.type ?? 'application/octet-stream', 'Content-Length': Buffer.byteLength(answer.body) })
+      .writeHead(answer.status, {
+        'Content-Type': answer.type ?? 'application/octet-stream',
+        'Content-Length': Buffer.byteLength(answer.body),
+        Connection: 'close',
+      })
       .end(answer.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
