@@ -41,19 +41,38 @@ export function createListener(handler: RequestListener, { limits, logger, tls }
   return server;
 }
 
-/** CONNECT asks for a tunnel, which no listener of the service opens: 405 in the envelope, and the connection closed. */
+/** Node's response in flight on this socket, if any (it keeps it there, undocumented). */
+const inFlightOn = (socket: Duplex) => (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+
+/**
+ * CONNECT asks for a tunnel, which no listener of the service opens: 405 in the envelope, and the
+ * connection closed. A CONNECT sent behind other requests on the connection is answered after
+ * theirs, and not at all when one of them closed the connection.
+ */
 function refuseTunnel(req: IncomingMessage, socket: Duplex, logger: Logger): void {
-  const clientId = req.headers['x-request-id'];
-  const answer = refusal(
-    'method_not_allowed',
-    'CONNECT is not allowed: this service opens no tunnels',
-    requestIdFrom(typeof clientId === 'string' ? clientId : null),
-  );
-  answer.headers.Allow = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
-  logger.debug({ requestId: answer.headers['X-Request-Id'], target: req.url }, 'CONNECT refused');
   socket.on('error', () => socket.destroy());
-  socket.end(refusalBytes(answer));
-  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  const answerWhenIdle = () => {
+    // A response stays on its socket until Node is done with it, and emits 'close' after Node has
+    // ended a connection it closes; the next pipelined response then takes its place.
+    const inFlight = inFlightOn(socket);
+    if (inFlight) {
+      inFlight.once('close', () => {
+        if (!socket.writableEnded && !socket.destroyed) answerWhenIdle();
+      });
+      return;
+    }
+    const clientId = req.headers['x-request-id'];
+    const answer = refusal(
+      'method_not_allowed',
+      'CONNECT is not allowed: this service opens no tunnels',
+      requestIdFrom(typeof clientId === 'string' ? clientId : null),
+    );
+    answer.headers.Allow = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
+    logger.debug({ requestId: answer.headers['X-Request-Id'], target: req.url }, 'CONNECT refused');
+    socket.end(refusalBytes(answer));
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  };
+  answerWhenIdle();
 }
 
 /** What a parser error or an expired request is answered with. */
@@ -85,8 +104,7 @@ const answered = new WeakSet<Duplex>();
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, limits: ListenerLimits, logger: Logger): void {
   if (answered.has(socket)) return; // the parser refuses every later chunk too
   answered.add(socket);
-  // Node's in-flight response on this socket, if any (it keeps it there, undocumented).
-  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  const inFlight = inFlightOn(socket);
   if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
     socket.destroy();
     return;

@@ -86,6 +86,23 @@ describe('methods', () => {
     expect(response!.headers.allow).toBeDefined();
   });
 
+  it('a CONNECT behind an answer that closes the connection gets nothing after it', async () => {
+    const answer = await exchange(publicPort, 'HEAD /latest HTTP/1.1\r\nHost:\r\n\r\nCONNECT /graphql HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(answer.received).toMatch(/^HTTP\/1\.1 400 [^]*\r\n\r\n$/);
+    expect(answer.received.match(/HTTP\/1\.1/g), answer.received).toHaveLength(1);
+  });
+
+  it('a CONNECT behind a request on a kept-alive connection is refused after its answer, in order', async () => {
+    const answer = await exchange(publicPort, 'GET /symbols HTTP/1.1\r\nHost: x\r\n\r\nCONNECT rates.test:443 HTTP/1.1\r\nHost: x\r\n\r\n');
+    const responses = parseResponses(answer.received, ['GET', 'CONNECT']);
+    expect(
+      responses.map((r) => r.status),
+      answer.received,
+    ).toEqual([200, 405]);
+    expect(JSON.parse(responses[0]!.body).success).toBe(true);
+    expectEnvelope(responses[1], 405, 'method_not_allowed');
+  });
+
   it.each(['TRACE', 'PROPFIND', 'PURGE'])('%s is 405 in the envelope on the API and the docs, and a page on the dashboard', async (method) => {
     expectEnvelope(await only(publicPort, `${method} /latest HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, method), 405, 'method_not_allowed');
     expectEnvelope(await only(publicPort, `${method} /docs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, method), 405, 'method_not_allowed');

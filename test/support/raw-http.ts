@@ -108,6 +108,9 @@ export function parseResponses(received: string, methods: readonly string[] = []
     let body: string;
     if (status === 204 || status === 304 || (methods[answered] === 'HEAD' && !closes)) {
       body = '';
+    } else if (methods[answered] === 'HEAD') {
+      body = received.slice(at); // a refusal written before the method was known may carry one
+      at = received.length;
     } else if (/\bchunked\b/i.test(headers['transfer-encoding'] ?? '')) {
       const decoded = readChunked(received, at);
       if (decoded === null) break;
