@@ -10,7 +10,7 @@ import type { Config } from './config.js';
 import { startChangeFeed } from './db/change-feed.js';
 import type { OpenDatabase } from './db/connect.js';
 import { openLeaderLock } from './db/leader-lock.js';
-import { migrateToLatest } from './db/migrate.js';
+import { migrateStore } from './db/migrate.js';
 import { listenerLimitsOf } from './http/limits.js';
 import { internalListener } from './edge.js';
 import { closeListener, createListener, listen } from './http/server.js';
@@ -31,7 +31,7 @@ export async function start(config: Config, opening: Opening): Promise<void> {
   opening.reportQueriesTo(metrics.databaseLog);
   const { db, target, pool, snapshot } = await opening.database;
   const logger = pino({ level: config.LOG_LEVEL });
-  const migrated = await migrateToLatest(db);
+  const migrated = await migrateStore({ db, target });
   if (migrated.length > 0) logger.info({ migrations: migrated }, `migrated the database: ${migrated.length} migrations applied`);
   const changes = await startChangeFeed(target, (err) => logger.error({ err }, 'change feed'));
   const app = buildApp({ config, db, changes, logger, operatorToken: loadOperatorToken(config), metrics, pool, snapshot });

@@ -6,7 +6,7 @@ import { createServices } from '../app.js';
 import type { Config } from '../config.js';
 import { startChangeFeed } from '../db/change-feed.js';
 import { openDatabase, targetFromConfig } from '../db/connect.js';
-import { migrateToLatest } from '../db/migrate.js';
+import { migrateStore } from '../db/migrate.js';
 import { DomainError } from '../errors.js';
 import type { TadaDocumentNode } from '../graphql.js';
 import { operationLimitRules } from '../internal/limits.js';
@@ -19,7 +19,7 @@ import { POSTGRES_BACKUP } from './backup.js';
 export async function openLocalOperator(config: Config): Promise<OperatorClient> {
   if (!config.DATABASE_URL) keepDataDirPrivate(config.DATA_DIR);
   const { db, target, snapshot } = await openDatabase(targetFromConfig(config));
-  await migrateToLatest(db);
+  await migrateStore({ db, target });
   // Other processes on a shared Postgres must hear of revocations and imports made here.
   const changes = await startChangeFeed(target, (error) => console.error(error));
   const { services } = createServices(db, changes, config);

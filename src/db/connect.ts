@@ -23,8 +23,11 @@ const toNumber = (value: string) => Number(value);
 export interface StoreTimeouts {
   /** getting a connection from the pool, a new connection's start-up included */
   connectMs: number;
-  /** one statement: the server cancels it (statement_timeout) and the client stops waiting (query_timeout) */
-  statementMs: number;
+  /**
+   * one statement: the server cancels it (statement_timeout) and the client stops waiting
+   * (query_timeout); absent, a statement may run as long as the server lets it (migrations)
+   */
+  statementMs?: number;
 }
 
 export type DatabaseTarget =
@@ -52,8 +55,8 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
     const pool = new Pool({
       connectionString: target.url,
       max: target.maxConnections ?? 10,
-      ...(target.timeouts && {
-        connectionTimeoutMillis: target.timeouts.connectMs,
+      ...(target.timeouts && { connectionTimeoutMillis: target.timeouts.connectMs }),
+      ...(target.timeouts?.statementMs && {
         statement_timeout: target.timeouts.statementMs,
         // A frozen server never answers, so its own statement_timeout never fires: the client
         // stops waiting too, a little later so that a statement the server did cancel says so.

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inspect } from 'node:util';
 import { Migrator, sql, type Kysely, type Migration, type MigrationResultSet } from 'kysely';
+import { openDatabase, type OpenDatabase } from './connect.js';
 import type { Database } from './database.js';
 import * as m0001 from './migrations/0001_rates_and_keys.js';
 import * as m0002 from './migrations/0002_quota_and_usage.js';
@@ -93,6 +94,22 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
       await sql`select pg_advisory_unlock(hashtext(${MIGRATION_LOCK}))`.execute(connection);
     }
   });
+}
+
+/**
+ * Brings an open database to the latest migration, as migrateToLatest does. On a Postgres server
+ * the migrations run on a connection of their own without the requests' statement bound: a
+ * migration may rewrite a large table, or wait for a lock that a running process holds.
+ */
+export async function migrateStore({ db, target }: Pick<OpenDatabase, 'db' | 'target'>): Promise<string[]> {
+  if (await upToDate(db)) return [];
+  if (target.kind !== 'postgres') return migrateToLatest(db);
+  const own = await openDatabase({ ...target, maxConnections: 1, ...(target.timeouts && { timeouts: { connectMs: target.timeouts.connectMs } }) });
+  try {
+    return await migrateToLatest(own.db);
+  } finally {
+    await own.db.destroy();
+  }
 }
 
 export async function migrateDown(db: Kysely<Database>): Promise<void> {
