@@ -47,6 +47,8 @@ for (let copy = 1; copy <= copies; copy++) {
   }
 }
 
+const servicesOf = { this: services.filter((s) => s.tree === 'this'), other: services.filter((s) => s.tree === 'other') };
+
 /** Server CPU µs per answer of one slice of `name` against `service`. */
 async function slice(name: string, { running, targets }: (typeof services)[number], duration: number): Promise<number> {
   const target = targets.find((t) => t.name.includes(name));
@@ -88,12 +90,12 @@ try {
   console.log(`\nserver CPU µs per answer, medians of ${slices} slices of ${seconds} s, ${copies} services of each tree`);
   for (const name of names) {
     const of = cpu.get(name)!;
-    const sumOf = (tree: 'this' | 'other', i: number) => services.filter((s) => s.tree === tree).reduce((sum, s) => sum + of.get(s.label)![i]!, 0);
+    const sumOf = (tree: 'this' | 'other', i: number) => servicesOf[tree].reduce((sum, s) => sum + of.get(s.label)![i]!, 0);
     const ratios = Array.from({ length: slices }, (_, i) => sumOf('this', i) / sumOf('other', i));
     const [low, high] = medianInterval(ratios);
     // Each service's median against its tree's: how far one process of a tree differs from another.
     const spread = (tree: 'this' | 'other') => {
-      const medians = services.filter((s) => s.tree === tree).map((s) => median(of.get(s.label)!));
+      const medians = servicesOf[tree].map((s) => median(of.get(s.label)!));
       const mean = medians.reduce((a, b) => a + b, 0) / medians.length;
       return medians.map((m) => (m / mean).toFixed(3)).join(', ');
     };
