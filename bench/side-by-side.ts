@@ -1,11 +1,12 @@
-// `npx tsx bench/side-by-side.ts <other tree>`: this tree's service against another tree's (an
-// earlier commit checked out with `git worktree add`), each started several times as `npm run bench`
-// starts it, and the targets sent in short slices with the services taking turns in a shuffled
-// order. A slow minute then falls on every service alike. Two processes of the same code can differ
-// by several percent for as long as they run, so a tree is measured as several processes, and how
-// far each one lies from its tree's mean is printed beside the result. Prints per target: this
-// tree's server CPU per answer against the other's (the median over the slices, and the interval
-// that median lies in 95 times in 100), that spread, and each service's median.
+// `npx tsx bench/side-by-side.ts <tree> [<tree> …]`: this tree's service against other trees'
+// (earlier commits checked out with `git worktree add`), each started several times as `npm run
+// bench` starts it, and the targets sent in short slices with the services taking turns in a
+// shuffled order. A slow minute then falls on every service alike. Two processes of the same code
+// can differ by several percent for as long as they run, so a tree is measured as several
+// processes, and how far each one lies from its tree's mean is printed beside the result. Prints
+// per target and tree: its server CPU per answer against the first tree named's and against the
+// tree named before it (this tree comes last), as the median over the slices and the interval that
+// median lies in 95 times in 100; that spread; and each service's median.
 //
 //   BENCH_SLICES=<n>      slices per target (default 20)
 //   BENCH_SLICE=<s>       seconds per slice (default 1.5)
@@ -13,8 +14,8 @@
 //                         targets and the varied ones of bench/targets.ts)
 //   BENCH_CONNECTIONS=<n> concurrent connections (default 50)
 //   BENCH_COPIES=<n>      services of each tree (default 2)
-// The other tree needs its own `npm ci` and a bench/child.ts that starts its servers in a child.
-import { resolve } from 'node:path';
+// Each other tree needs its own `npm ci` and a bench/child.ts that starts its servers in a child.
+import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { seededRandom } from '../test/support/random.js';
 import { startServersInChild } from './child.js';
@@ -25,32 +26,42 @@ import { targetsFor, type Target } from './targets.js';
 
 const DEFAULT_TARGETS = '/latest (keyed)|/convert USD→EUR|/{date} varied|/timeseries varied|/convert dated varied|mix of the three varied';
 
-const other = process.argv[2];
-if (!other) throw new Error('usage: npx tsx bench/side-by-side.ts <the other tree>');
+const others = process.argv.slice(2);
+if (others.length === 0) throw new Error('usage: npx tsx bench/side-by-side.ts <another tree> [<another tree> …]');
 const slices = numberFromEnv('BENCH_SLICES', 20);
 const seconds = numberFromEnv('BENCH_SLICE', 1.5);
 const connections = numberFromEnv('BENCH_CONNECTIONS', 50);
 const names = (process.env.BENCH_ONLY ?? DEFAULT_TARGETS).split('|');
-
-const { startServersInChild: startOther } = (await import(pathToFileURL(resolve(other, 'bench/child.ts')).href)) as {
-  startServersInChild: typeof startServersInChild;
-};
 const copies = numberFromEnv('BENCH_COPIES', 2);
-const services: { label: string; tree: 'this' | 'other'; running: RunningServers; targets: Target[] }[] = [];
-for (let copy = 1; copy <= copies; copy++) {
-  for (const [tree, start] of [
-    ['other', startOther],
-    ['this', startServersInChild],
-  ] as const) {
-    const running = await start(true);
-    services.push({ label: `${tree} ${copy}`, tree, running, targets: targetsFor(running.info) });
-  }
+
+type Start = typeof startServersInChild;
+interface Tree {
+  name: string;
+  start: Start;
+  services: Service[];
+}
+interface Service {
+  label: string;
+  running: RunningServers;
+  targets: Target[];
 }
 
-const servicesOf = { this: services.filter((s) => s.tree === 'this'), other: services.filter((s) => s.tree === 'other') };
+const trees: Tree[] = [];
+for (const path of others) {
+  const { startServersInChild: start } = (await import(pathToFileURL(resolve(path, 'bench/child.ts')).href)) as { startServersInChild: Start };
+  trees.push({ name: basename(resolve(path)), start, services: [] });
+}
+trees.push({ name: 'this', start: startServersInChild, services: [] });
+for (let copy = 1; copy <= copies; copy++) {
+  for (const tree of trees) {
+    const running = await tree.start(true);
+    tree.services.push({ label: `${tree.name} ${copy}`, running, targets: targetsFor(running.info) });
+  }
+}
+const services = trees.flatMap((tree) => tree.services);
 
 /** Server CPU µs per answer of one slice of `name` against `service`. */
-async function slice(name: string, { running, targets }: (typeof services)[number], duration: number): Promise<number> {
+async function slice(name: string, { running, targets }: Service, duration: number): Promise<number> {
   const target = targets.find((t) => t.name.includes(name));
   if (!target) throw new Error(`no target named like ${JSON.stringify(name)}`);
   const m = await measure(target, { connections, duration, warmup: 0, serverPid: running.info.pid });
@@ -90,19 +101,26 @@ try {
   console.log(`\nserver CPU µs per answer, medians of ${slices} slices of ${seconds} s, ${copies} services of each tree`);
   for (const name of names) {
     const of = cpu.get(name)!;
-    const sumOf = (tree: 'this' | 'other', i: number) => servicesOf[tree].reduce((sum, s) => sum + of.get(s.label)![i]!, 0);
-    const ratios = Array.from({ length: slices }, (_, i) => sumOf('this', i) / sumOf('other', i));
-    const [low, high] = medianInterval(ratios);
+    const sumOf = (tree: Tree, i: number) => tree.services.reduce((sum, s) => sum + of.get(s.label)![i]!, 0);
+    /** `tree`'s CPU per answer against `base`'s: the median of the slices' ratios, and its interval */
+    const against = (tree: Tree, base: Tree) => {
+      const ratios = Array.from({ length: slices }, (_, i) => sumOf(tree, i) / sumOf(base, i));
+      const [low, high] = medianInterval(ratios);
+      return `${median(ratios).toFixed(3)} (95%: ${low.toFixed(3)}–${high.toFixed(3)})`;
+    };
     // Each service's median against its tree's: how far one process of a tree differs from another.
-    const spread = (tree: 'this' | 'other') => {
-      const medians = servicesOf[tree].map((s) => median(of.get(s.label)!));
+    const spread = (tree: Tree) => {
+      const medians = tree.services.map((s) => median(of.get(s.label)!));
       const mean = medians.reduce((a, b) => a + b, 0) / medians.length;
       return medians.map((m) => (m / mean).toFixed(3)).join(', ');
     };
-    const each = services.map((s) => `${s.label} ${median(of.get(s.label)!).toFixed(1)}`).join(', ');
-    console.log(
-      `${name}: this/other ${median(ratios).toFixed(3)} (95%: ${low.toFixed(3)}–${high.toFixed(3)}); services of other ${spread('other')}, of this ${spread('this')} of their tree's mean; ${each}`,
-    );
+    console.log(`${name}:`);
+    trees.forEach((tree, t) => {
+      const ratios =
+        t === 0 ? 'the base' : `/${trees[0]!.name} ${against(tree, trees[0]!)}${t > 1 ? `, /${trees[t - 1]!.name} ${against(tree, trees[t - 1]!)}` : ''}`;
+      const each = tree.services.map((s) => median(of.get(s.label)!).toFixed(1)).join(', ');
+      console.log(`  ${tree.name}: ${ratios}; services ${spread(tree)} of the tree's mean; µs ${each}`);
+    });
   }
 } finally {
   for (const { running } of services) await running.close();
