@@ -4,7 +4,7 @@
 // part of a start, so the two overlap rather than follow each other.
 import type { LogEvent } from 'kysely';
 import { ConfigError, parseConfig } from './config.js';
-import { openDatabase, targetFromConfig } from './db/connect.js';
+import { openDatabase, StoreOpenError, targetFromConfig } from './db/connect.js';
 import { findRunningService, keepDataDirPrivate } from './service-file.js';
 
 async function main(): Promise<void> {
@@ -24,6 +24,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : error);
+  // A mistake in the setting or a store that cannot be opened is said in one line; anything else in full.
+  console.error(error instanceof ConfigError || error instanceof StoreOpenError ? error.message : error);
   process.exit(error instanceof ConfigError ? 2 : 1);
 });

@@ -2,7 +2,7 @@
 // server when a URL is given. Both return the same types for the same columns.
 import { mkdirSync } from 'node:fs';
 import { PGlite, type QueryOptions, type Results } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, type LogEvent, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { Kysely, PostgresDialect, sql, type LogEvent, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import type pg from 'pg';
 import type { QueryResult } from 'pg';
@@ -127,6 +127,40 @@ function simpleProtocolWhenParameterless(pglite: PGlite): PGlite {
       return typeof value === 'function' ? (value as (this: PGlite, ...args: unknown[]) => unknown).bind(target) : value;
     },
   });
+}
+
+/** A Postgres server a start could not open: its message is the one line the start prints. */
+export class StoreOpenError extends Error {
+  readonly code = 'store_unreachable';
+}
+
+/**
+ * A start's first statement, sent on its own: a server that cannot be used (nothing listening, no
+ * such database, a login refused) stops the start with a StoreOpenError naming the server, without
+ * its password, and why, rather than with the driver's stack trace. An embedded store is opened by
+ * openDatabase itself.
+ */
+export async function reachStore(db: Kysely<Database>, target: DatabaseTarget): Promise<void> {
+  if (target.kind !== 'postgres') return;
+  try {
+    await sql`select 1`.execute(db);
+  } catch (error) {
+    // A stall wraps the driver's own error, which says what happened (refused, timed out).
+    const reason = error instanceof StoreUnavailableError && error.cause instanceof Error ? error.cause : error;
+    throw new StoreOpenError(`Cannot open the database at ${withoutPassword(target.url)}: ${reason instanceof Error ? reason.message : String(reason)}`, {
+      cause: error,
+    });
+  }
+}
+
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.href;
+  } catch {
+    return 'DATABASE_URL';
+  }
 }
 
 export function targetFromConfig(config: {

@@ -59,7 +59,8 @@ export interface OwnPostgres {
   destroy(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+/** A port nothing listens on (at the moment it is asked). */
+export async function freePort(): Promise<number> {
   const server = createNetServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
