@@ -153,10 +153,12 @@ export async function reachStore(db: Kysely<Database>, target: DatabaseTarget): 
   }
 }
 
+/** The URL with its password hidden, where it stands before the host or (as pg also reads it) in the query. */
 function withoutPassword(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
+    if (parsed.searchParams.has('password')) parsed.searchParams.set('password', '***');
     return parsed.href;
   } catch {
     return 'DATABASE_URL';

@@ -30,6 +30,10 @@ it('a server with nothing listening: one line, the password hidden', async () =>
   const port = await freePort();
   const output = await refusedStart(`postgres://someone:s3cret@127.0.0.1:${port}/audrates`);
   expect(output).toBe(`Cannot open the database at postgres://someone:***@127.0.0.1:${port}/audrates: connect ECONNREFUSED 127.0.0.1:${port}`);
+  const inQuery = await refusedStart(`postgres://someone@127.0.0.1:${port}/audrates?password=s3cret&application_name=rates`);
+  expect(inQuery).toBe(
+    `Cannot open the database at postgres://someone@127.0.0.1:${port}/audrates?password=***&application_name=rates: connect ECONNREFUSED 127.0.0.1:${port}`,
+  );
 });
 
 describe.skipIf(!process.env.DATABASE_URL)("on the suite's Postgres server", () => {
