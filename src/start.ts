@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { startChangeFeed } from './db/change-feed.js';
-import { reachStore, type OpenDatabase } from './db/connect.js';
+import type { OpenDatabase } from './db/connect.js';
 import { openLeaderLock } from './db/leader-lock.js';
 import { migrateStore } from './db/migrate.js';
 import { listenerLimitsOf } from './http/limits.js';
@@ -30,7 +30,6 @@ export async function start(config: Config, opening: Opening): Promise<void> {
   const metrics = new ServiceMetrics();
   opening.reportQueriesTo(metrics.databaseLog);
   const { db, target, pool, snapshot } = await opening.database;
-  await reachStore(db, target);
   const logger = pino({ level: config.LOG_LEVEL });
   const migrated = await migrateStore({ db, target });
   if (migrated.length > 0) logger.info({ migrations: migrated }, `migrated the database: ${migrated.length} migrations applied`);

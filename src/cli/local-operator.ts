@@ -5,7 +5,7 @@ import { execute, GraphQLError, parse, specifiedRules, validate, type DocumentNo
 import { createServices } from '../app.js';
 import type { Config } from '../config.js';
 import { startChangeFeed } from '../db/change-feed.js';
-import { openDatabase, targetFromConfig } from '../db/connect.js';
+import { openDatabase, StoreOpenError, targetFromConfig } from '../db/connect.js';
 import { migrateStore } from '../db/migrate.js';
 import { DomainError } from '../errors.js';
 import type { TadaDocumentNode } from '../graphql.js';
@@ -19,7 +19,10 @@ import { POSTGRES_BACKUP } from './backup.js';
 export async function openLocalOperator(config: Config): Promise<OperatorClient> {
   if (!config.DATABASE_URL) keepDataDirPrivate(config.DATA_DIR);
   const { db, target, snapshot } = await openDatabase(targetFromConfig(config));
-  await migrateStore({ db, target });
+  await migrateStore({ db, target }).catch((error: unknown) => {
+    // Printed as every refusal is, {"error": …}: the command line loads no store module to know this class.
+    throw error instanceof StoreOpenError ? new OperatorError(error.message) : error;
+  });
   // Other processes on a shared Postgres must hear of revocations and imports made here.
   const changes = await startChangeFeed(target, (error) => console.error(error));
   const { services } = createServices(db, changes, config);

@@ -129,16 +129,16 @@ function simpleProtocolWhenParameterless(pglite: PGlite): PGlite {
   });
 }
 
-/** A Postgres server a start could not open: its message is the one line the start prints. */
+/** A Postgres server that could not be opened: its message is the one line a start or a command prints. */
 export class StoreOpenError extends Error {
   readonly code = 'store_unreachable';
 }
 
 /**
- * A start's first statement, sent on its own: a server that cannot be used (nothing listening, no
- * such database, a login refused) stops the start with a StoreOpenError naming the server, without
- * its password, and why, rather than with the driver's stack trace. An embedded store is opened by
- * openDatabase itself.
+ * The first statement on a store, sent on its own: a server that cannot be used (nothing listening,
+ * no such database, a login refused) stops the start or the command with a StoreOpenError naming
+ * the server, without its password, and why, rather than with the driver's stack trace. An embedded
+ * store is opened by openDatabase itself.
  */
 export async function reachStore(db: Kysely<Database>, target: DatabaseTarget): Promise<void> {
   if (target.kind !== 'postgres') return;

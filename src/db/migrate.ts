@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inspect } from 'node:util';
 import { Migrator, sql, type Kysely, type Migration, type MigrationResultSet } from 'kysely';
-import { openDatabase, type OpenDatabase } from './connect.js';
+import { openDatabase, reachStore, type OpenDatabase } from './connect.js';
 import type { Database } from './database.js';
 import * as m0001 from './migrations/0001_rates_and_keys.js';
 import * as m0002 from './migrations/0002_quota_and_usage.js';
@@ -97,11 +97,13 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
 }
 
 /**
- * Brings an open database to the latest migration, as migrateToLatest does. On a Postgres server
+ * Brings an open database to the latest migration, as migrateToLatest does; the first use of a
+ * store, so a Postgres server that cannot be used is refused here (reachStore). On a Postgres server
  * the migrations run on a connection of their own without the requests' statement bound: a
  * migration may rewrite a large table, or wait for a lock that a running process holds.
  */
 export async function migrateStore({ db, target }: Pick<OpenDatabase, 'db' | 'target'>): Promise<string[]> {
+  await reachStore(db, target);
   if (await upToDate(db)) return [];
   if (target.kind !== 'postgres') return migrateToLatest(db);
   const own = await openDatabase({ ...target, maxConnections: 1, ...(target.timeouts && { timeouts: { connectMs: target.timeouts.connectMs } }) });

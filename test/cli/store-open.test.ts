@@ -1,11 +1,11 @@
 // A start on a Postgres server it cannot open (src/db/connect.ts, reachStore) stops before
 // listening, with exit code 1 and one line naming the server, its password hidden, and why: never
-// the driver's stack trace.
+// the driver's stack trace. An operator command run without a service refuses the same way.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startService } from '../support/cli.js';
+import { oneJson, runCli, startService } from '../support/cli.js';
 import { freePort } from '../support/postgres.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'aud-rates-store-open-'));
@@ -34,6 +34,20 @@ it('a server with nothing listening: one line, the password hidden', async () =>
   expect(inQuery).toBe(
     `Cannot open the database at postgres://someone@127.0.0.1:${port}/audrates?password=***&application_name=rates: connect ECONNREFUSED 127.0.0.1:${port}`,
   );
+});
+
+it('an operator command on a server with nothing listening: the refusal in one JSON object, no stack trace', async () => {
+  const port = await freePort();
+  const result = await runCli(['account', 'suspend', '--email', 'someone@example.com'], {
+    DATA_DIR: dataDir,
+    DATABASE_URL: `postgres://someone:s3cret@127.0.0.1:${port}/audrates`,
+  });
+  expect(result.code).toBe(1);
+  expect(oneJson(result)).toEqual({
+    error: `Cannot open the database at postgres://someone:***@127.0.0.1:${port}/audrates: connect ECONNREFUSED 127.0.0.1:${port}`,
+  });
+  expect(result.stderr).not.toMatch(/\n\s+at /);
+  expect(result.stderr).not.toContain('s3cret');
 });
 
 describe.skipIf(!process.env.DATABASE_URL)("on the suite's Postgres server", () => {
