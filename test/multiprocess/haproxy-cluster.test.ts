@@ -1,13 +1,15 @@
 // The reference deployment (deploy/haproxy.cfg) under mixed keyed load: three processes on one
 // Postgres behind HAProxy, with subscriptions on a real HTTPS receiver.
-// First, the process that leads is killed outright (SIGKILL), and the one that takes the lead is
+// First, every process is frozen at once for longer than a health check waits (a machine too busy
+// to run them): every answer is 2xx, 304 or 4xx, and every count is exact.
+// Then the process that leads is killed outright (SIGKILL), and the one that takes the lead is
 // restarted (SIGTERM, then started again), while new rate days are published before the kill,
 // between the kill and the restart, and after it. Every answer a client gets is 2xx, 304 or 4xx,
 // save requests the balancer had sent to the killed process; each account's stored count equals
 // the successes the clients saw, give or take the requests in flight at the kill; the lead moves
 // within the scheduler's bound after the kill, and at once after the SIGTERM; every publication
 // reaches every subscription once.
-// Then every process is restarted in turn (a rolling restart): every answer is 2xx, 304 or 4xx,
+// Last, every process is restarted in turn (a rolling restart): every answer is 2xx, 304 or 4xx,
 // and every count is exact.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -31,7 +33,15 @@ const LEAD_BOUND_MS = 15_000 + 2_000;
 const LIMIT = PLAN_LIMITS.professional.monthlyRequests;
 /** the last account starts this close to its limit, so its requests end in 429s */
 const LEFT = 30;
-/** how soon the balancer sees a process gone: a check every 500 ms, each given 1 s (deploy/haproxy.cfg) */
+/**
+ * how long every process is frozen at once: long enough for a check of each to go unanswered (a check
+ * every 500 ms, each given 1 s), too short for two in a row to
+ */
+const STALL_MS = 1_600;
+/**
+ * how soon the balancer sees a process gone: its next check within 500 ms, refused, and two more a
+ * tenth of a second apart (deploy/haproxy.cfg), with a margin
+ */
 const DETECTION_MS = 1_500;
 /** days the fixture holds, and a weekend that answers with the Friday before */
 const DAYS = ['2026-05-11', '2026-05-09', '2026-01-07', '2025-01-10', '2025-01-09'];
@@ -252,6 +262,14 @@ describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind H
     return { answers, stop };
   }
 
+  /** What HAProxy said of its servers (each going down or up, and why): the context of an answer that failed. */
+  const serverStates = () =>
+    haproxy
+      .output()
+      .split('\n')
+      .filter((line) => /^Server service\/app\d+ is /.test(line))
+      .join('\n');
+
   /** HAProxy's log line of a request, by its X-Request-Id; null when it logged none. */
   const logLine = (a: Answer) =>
     haproxy
@@ -262,6 +280,35 @@ describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind H
   /** Each account's successes (200 and 304 of counted requests): what its count must have grown by. */
   const successes = (answers: readonly Answer[], account: number) =>
     answers.filter((a) => a.account === account && a.counted && (a.status === 200 || a.status === 304)).length;
+
+  it('keeps every process in rotation through a moment in which none can answer', async () => {
+    const before = await storedCounts();
+    const traffic = load('stall');
+    await sleep(1_000);
+    // Every process is frozen at once (as when the machine is too busy to run them), for longer than
+    // the balancer gives a check: one failed check must not take them all out of the rotation.
+    const live = processes.filter((p): p is RunningService => p !== null);
+    try {
+      for (const p of live) p.child.kill('SIGSTOP');
+      await sleep(STALL_MS);
+    } finally {
+      for (const p of live) p.child.kill('SIGCONT');
+    }
+    await sleep(1_000);
+    await traffic.stop();
+
+    const { answers } = traffic;
+    await sleep(200);
+    expect(
+      answers.filter((a) => !answered(a)).map((a) => `${a.method} ${a.path}: ${a.error ?? a.status}: ${logLine(a)}`),
+      serverStates(),
+    ).toEqual([]);
+    expect(serverStates()).not.toMatch(/ is DOWN/);
+    const after = await storedCounts();
+    for (let account = 0; account < ACCOUNTS; account++) {
+      expect(after[account]! - before[account]!, `account ${account}`).toBe(successes(answers, account));
+    }
+  });
 
   it('answers every request but those in flight on the killed process, counts exactly, moves the lead, delivers each publication once', async () => {
     await expect.poll(() => leaders().length, { timeout: 10_000 }).toBe(1);
@@ -308,7 +355,10 @@ describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind H
       const line = logLine(a);
       return a.endedAt < killedAt || a.startedAt > killedAt + DETECTION_MS || (line !== null && !line.includes(` service/app${killed + 1} `));
     });
-    expect(elsewhere.map((a) => `${a.method} ${a.path}: ${a.error ?? a.status} at ${a.startedAt - killedAt} ms after the kill: ${logLine(a)}`)).toEqual([]);
+    expect(
+      elsewhere.map((a) => `${a.method} ${a.path}: ${a.error ?? a.status} at ${a.startedAt - killedAt} ms after the kill: ${logLine(a)}`),
+      serverStates(),
+    ).toEqual([]);
     expect(failed.length).toBeLessThanOrEqual(ACCOUNTS);
     expect(answers.filter((a) => a.status === 304).length).toBeGreaterThan(0);
     expect(answers.filter((a) => a.status === 429).length).toBeGreaterThan(0);
@@ -419,7 +469,10 @@ describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind H
     // has in flight: no request fails, whatever its method.
     const { answers } = traffic;
     await sleep(200);
-    expect(answers.filter((a) => !answered(a)).map((a) => `${a.method} ${a.path}: ${a.error ?? a.status}: ${logLine(a)}`)).toEqual([]);
+    expect(
+      answers.filter((a) => !answered(a)).map((a) => `${a.method} ${a.path}: ${a.error ?? a.status}: ${logLine(a)}`),
+      serverStates(),
+    ).toEqual([]);
     expect(answers.filter((a) => a.status === 200).length).toBeGreaterThan(100);
     const after = await storedCounts();
     for (let account = 0; account < ACCOUNTS; account++) {
