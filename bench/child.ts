@@ -1,7 +1,8 @@
 // Runs bench/serve.ts in a child Node process, so the servers get an event loop (and a core) of
 // their own, apart from the load generator. The child runs a bundle of it, built as `npm start`
 // builds the service (scripts/build.ts), so the service is measured as it runs there.
-// BENCH_CPU_PROF=<dir> makes the child write a V8 CPU profile there when it exits.
+// BENCH_CPU_PROF=<dir> makes the child write a V8 CPU profile there when it exits, and keeps the
+// bundle (with its source maps) for bench/profile-sources.ts to read the profile by source file.
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -24,7 +25,7 @@ export async function startServersInChild(sharedAnswers: boolean): Promise<Runni
     env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production', BENCH_SHARED_ANSWERS: sharedAnswers ? 'on' : 'off' },
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  void exited.then(() => rmSync(BUNDLE_DIR, { recursive: true, force: true }));
+  if (!process.env.BENCH_CPU_PROF) void exited.then(() => rmSync(BUNDLE_DIR, { recursive: true, force: true }));
 
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout });

@@ -32,7 +32,8 @@
 //   BENCH_ONLY=<text>         measure only the targets whose name contains <text> (and the bare baseline);
 //                             every target is still checked once before the load; the delivery phase is
 //                             then skipped. BENCH_ONLY=deliveries runs the delivery phase alone
-//   BENCH_CPU_PROF=<dir>      child mode: write a CPU profile of the server process to <dir> (the delivery
+//   BENCH_CPU_PROF=<dir>      child mode: write a CPU profile of the server process to <dir>, keeping its
+//                             bundle in dist/bench-<pid>/ for bench/profile-sources.ts (the delivery
 //                             phase runs in this process: `node --cpu-prof --import tsx bench/run.ts`)
 //   BENCH_DELIVERIES=<n>      subscriptions in the delivery phase (default 2000; the target is for 2000)
 //   BENCH_ONLY=analytics      the analytics phase alone (bench/analytics.ts): the saved operations of
