@@ -1,5 +1,7 @@
-// `npx tsx bench/profile-sources.ts <profile> <answers> [<profile> <answers>]`: a CPU profile of the
-// bench's server (BENCH_CPU_PROF) as microseconds of CPU per answer, by where the time went. A
+// `npx tsx bench/profile-sources.ts [--last <s>] <profile> <answers> [<profile> <answers>]`: a CPU
+// profile of the bench's server (BENCH_CPU_PROF) as microseconds of CPU per answer, by where the
+// time went. `--last` keeps only the profile's last seconds: with one target measured, its
+// BENCH_DURATION, which leaves out the server's start and the bare server's load. A
 // sample in the bundle is put to the source file it was built from (`src/…`, or a package), through
 // the bundle's source map, which the bench keeps while profiling; any other sample to Node's own
 // code, a package loaded outside the bundle, or a native function (the socket writes, GC). The
@@ -17,6 +19,9 @@ interface Profile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
+  /** microseconds */
+  startTime: number;
+  endTime: number;
 }
 
 const maps = new Map<string, SourceMap | null>();
@@ -52,10 +57,15 @@ function placeOf({ functionName, url, lineNumber, columnNumber }: ProfileNode['c
 }
 
 /** Microseconds of CPU per answer, by place; time the process spent idle is left out. */
-function perAnswer(file: string, answers: number): Map<string, number> {
+function perAnswer(file: string, answers: number, lastSeconds: number | null): Map<string, number> {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const from = lastSeconds === null ? -Infinity : profile.endTime - lastSeconds * 1e6;
   const selfTime = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfTime.set(id, (selfTime.get(id) ?? 0) + profile.timeDeltas[i]!));
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i]!;
+    if (at >= from) selfTime.set(id, (selfTime.get(id) ?? 0) + profile.timeDeltas[i]!);
+  });
   const byPlace = new Map<string, number>();
   for (const node of profile.nodes) {
     const time = selfTime.get(node.id);
@@ -68,12 +78,14 @@ function perAnswer(file: string, answers: number): Map<string, number> {
 
 const TOP = 40;
 const args = process.argv.slice(2);
-if (args.length !== 2 && args.length !== 4) throw new Error('usage: npx tsx bench/profile-sources.ts <profile> <answers> [<profile> <answers>]');
-const profiles = [0, 2].flatMap((i) => (args[i] ? [perAnswer(args[i], Number(args[i + 1]))] : []));
+const lastSeconds = args[0] === '--last' ? Number(args.splice(0, 2)[1]) : null;
+if ((args.length !== 2 && args.length !== 4) || Number.isNaN(lastSeconds)) {
+  throw new Error('usage: npx tsx bench/profile-sources.ts [--last <seconds>] <profile> <answers> [<profile> <answers>]');
+}
+const profiles = [0, 2].flatMap((i) => (args[i] ? [perAnswer(args[i], Number(args[i + 1]), lastSeconds)] : []));
 const places = [...new Set(profiles.flatMap((profile) => [...profile.keys()]))];
-/** The service's own code, and the packages bundled with it: what the server's start and the bare server's load share least. */
 const groups: [string, (place: string) => boolean][] = [
-  ['in all (the start and the bare server included)', () => true],
+  ['in all', () => true],
   ["the service's code (src/)", (place) => place.startsWith('src/')],
   ['the packages bundled with it', (place) => place.endsWith(' (bundled)')],
 ];
