@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { oneJson, runCli, startService } from '../support/cli.js';
-import { freePort } from '../support/postgres.js';
+import { freePort } from '../../deploy/cluster.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'aud-rates-store-open-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

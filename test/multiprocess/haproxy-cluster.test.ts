@@ -281,6 +281,24 @@ describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind H
   const successes = (answers: readonly Answer[], account: number) =>
     answers.filter((a) => a.account === account && a.counted && (a.status === 200 || a.status === 304)).length;
 
+  /**
+   * Every answer of `answers` was 2xx, 304 or 4xx (failures listed with HAProxy's log lines and what
+   * it said of its servers), and each account's count grew by exactly its successes since `before`.
+   * Returns the counts now.
+   */
+  async function expectAllAnsweredAndCounted(answers: readonly Answer[], before: readonly number[]): Promise<number[]> {
+    await sleep(200); // HAProxy logs a request once its answer is sent
+    expect(
+      answers.filter((a) => !answered(a)).map((a) => `${a.method} ${a.path}: ${a.error ?? a.status}: ${logLine(a)}`),
+      serverStates(),
+    ).toEqual([]);
+    const after = await storedCounts();
+    for (let account = 0; account < ACCOUNTS; account++) {
+      expect(after[account]! - before[account]!, `account ${account}`).toBe(successes(answers, account));
+    }
+    return after;
+  }
+
   it('keeps every process in rotation through a moment in which none can answer', async () => {
     const before = await storedCounts();
     const traffic = load('stall');
@@ -297,17 +315,8 @@ describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind H
     await sleep(1_000);
     await traffic.stop();
 
-    const { answers } = traffic;
-    await sleep(200);
-    expect(
-      answers.filter((a) => !answered(a)).map((a) => `${a.method} ${a.path}: ${a.error ?? a.status}: ${logLine(a)}`),
-      serverStates(),
-    ).toEqual([]);
+    await expectAllAnsweredAndCounted(traffic.answers, before);
     expect(serverStates()).not.toMatch(/ is DOWN/);
-    const after = await storedCounts();
-    for (let account = 0; account < ACCOUNTS; account++) {
-      expect(after[account]! - before[account]!, `account ${account}`).toBe(successes(answers, account));
-    }
   });
 
   it('answers every request but those in flight on the killed process, counts exactly, moves the lead, delivers each publication once', async () => {
@@ -467,17 +476,8 @@ describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind H
 
     // The balancer tries a refused connection elsewhere, and a stopping process answers what it
     // has in flight: no request fails, whatever its method.
-    const { answers } = traffic;
-    await sleep(200);
-    expect(
-      answers.filter((a) => !answered(a)).map((a) => `${a.method} ${a.path}: ${a.error ?? a.status}: ${logLine(a)}`),
-      serverStates(),
-    ).toEqual([]);
-    expect(answers.filter((a) => a.status === 200).length).toBeGreaterThan(100);
-    const after = await storedCounts();
-    for (let account = 0; account < ACCOUNTS; account++) {
-      expect(after[account]! - before[account]!, `account ${account}`).toBe(successes(answers, account));
-    }
+    const after = await expectAllAnsweredAndCounted(traffic.answers, before);
+    expect(traffic.answers.filter((a) => a.status === 200).length).toBeGreaterThan(100);
     expect(after[ACCOUNTS - 1]).toBe(LIMIT);
     await expect.poll(() => leaders().length, { timeout: LEAD_BOUND_MS, interval: 100 }).toBe(1);
   }, 90_000);

@@ -2,11 +2,11 @@
 // file; and servers of a test's own, for tests that stop or freeze their store.
 import { execFile, execFileSync } from 'node:child_process';
 import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freePort } from '../../deploy/cluster.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -57,15 +57,6 @@ export interface OwnPostgres {
   /** one query on a connection of its own */
   query<R extends Record<string, unknown>>(text: string, values?: unknown[]): Promise<R[]>;
   destroy(): Promise<void>;
-}
-
-/** A port nothing listens on (at the moment it is asked). */
-export async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** The pids whose parent is `pid`, from Linux's /proc. */
