@@ -282,14 +282,18 @@ describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind H
     answers.filter((a) => a.account === account && a.counted && (a.status === 200 || a.status === 304)).length;
 
   /**
-   * Every answer of `answers` was 2xx, 304 or 4xx (failures listed with HAProxy's log lines and what
-   * it said of its servers), and each account's count grew by exactly its successes since `before`.
-   * Returns the counts now.
+   * Every answer of `answers` was 2xx, 304 or 4xx, save those `excused` (failures listed with
+   * HAProxy's log lines and what it said of its servers), and each account's count grew by exactly
+   * its successes since `before`. Returns the counts now.
    */
-  async function expectAllAnsweredAndCounted(answers: readonly Answer[], before: readonly number[]): Promise<number[]> {
+  async function expectAllAnsweredAndCounted(
+    answers: readonly Answer[],
+    before: readonly number[],
+    excused: (a: Answer) => boolean = () => false,
+  ): Promise<number[]> {
     await sleep(200); // HAProxy logs a request once its answer is sent
     expect(
-      answers.filter((a) => !answered(a)).map((a) => `${a.method} ${a.path}: ${a.error ?? a.status}: ${logLine(a)}`),
+      answers.filter((a) => !answered(a) && !excused(a)).map((a) => `${a.method} ${a.path}: ${a.error ?? a.status}: ${logLine(a)}`),
       serverStates(),
     ).toEqual([]);
     const after = await storedCounts();
@@ -315,8 +319,13 @@ describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind H
     await sleep(1_000);
     await traffic.stop();
 
-    await expectAllAnsweredAndCounted(traffic.answers, before);
+    // A request whose statement was in flight when its process froze may be answered 503 by that
+    // process (on waking, the wait has outlasted the store's bound, and a unit it took is given
+    // back); the balancer itself answers nothing, and no connection fails.
+    const answeredByItsProcess = (a: Answer) => a.status === 503 && / service\/app\d+ /.test(logLine(a) ?? '');
+    await expectAllAnsweredAndCounted(traffic.answers, before, answeredByItsProcess);
     expect(serverStates()).not.toMatch(/ is DOWN/);
+    expect(traffic.answers.filter((a) => a.status === 200).length).toBeGreaterThan(100);
   });
 
   it('answers every request but those in flight on the killed process, counts exactly, moves the lead, delivers each publication once', async () => {
