@@ -9,6 +9,7 @@ const UNIT_TESTS = [
   // the steps run alone, save two run against a started app and its database
   'test/rest/steps/!(authenticate|operation).test.ts',
   'test/rest/route-types.test.ts',
+  'test/rest/params.test.ts',
   'test/schema/account-usage.test.ts',
   'test/schema/month-split.test.ts',
   'test/schema/schema.test.ts',

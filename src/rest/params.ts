@@ -4,7 +4,7 @@
 // have data, TWI in conversions, plan windows) are the schema's.
 import { z, type ZodObject, type ZodType } from 'zod';
 import { isValidIsoDate } from '../domain/calendar.js';
-import { CURRENCY_CODES, isCurrencyCode, type CurrencyCode } from '../domain/currencies.js';
+import { isCurrencyCode, type CurrencyCode } from '../domain/currencies.js';
 import { isPlainDecimal } from '../domain/decimal.js';
 import { namedPeriod } from '../domain/period-averages.js';
 import { decodeUtf8, NOT_UTF8, textFault } from '../domain/text.js';
@@ -54,8 +54,12 @@ function decodeComponent(component: string, plusIsSpace: boolean, what: string):
 
 /** The query string (`?a=1&b=2`) as parameters, every name and value decoded strictly. */
 export function decodeQuery(search: string): URLSearchParams {
+  const query = search.startsWith('?') ? search.slice(1) : search;
+  // Nothing to decode anywhere: URLSearchParams splits it exactly as the loop below does (given
+  // its `?`, it takes no other: `??a` names `?a`).
+  if (NOTHING_TO_DECODE.test(query)) return new URLSearchParams(`?${query}`);
   const params = new URLSearchParams();
-  for (const pair of search.replace(/^\?/, '').split('&')) {
+  for (const pair of query.split('&')) {
     if (pair === '') continue;
     const equals = pair.indexOf('=');
     const name = decodeComponent(equals < 0 ? pair : pair.slice(0, equals), true, 'A parameter name');
@@ -149,20 +153,30 @@ const codeOf = (text: string) => text.trim().toUpperCase();
 const invalidCode = (text: string, where: string) => `Invalid currency code '${clip(text)}' in ${where}: a 3-letter code is required`;
 const unsupportedCode = (code: string, where: string) => `Unsupported currency '${code}' in ${where}; see /symbols for the supported codes`;
 
+const isCode = (text: string) => isCurrencyCode(codeOf(text));
+
+/** The refusal of a text that is not a supported code: not three letters, or not one of the 21. */
+function codeFault(text: string, where: string): string {
+  const code = codeOf(text);
+  return THREE_LETTERS.test(code) ? unsupportedCode(code, where) : invalidCode(text, where);
+}
+
 /** D4 (docs/decisions.md): case-insensitive on input; three letters; one of the 21. */
 export function parseCode(text: string, what: string): CurrencyCode {
   const code = codeOf(text);
-  if (!THREE_LETTERS.test(code)) throw new BadRequestError(invalidCode(text, what));
-  if (!isCurrencyCode(code)) throw new BadRequestError(unsupportedCode(code, what));
+  if (!isCurrencyCode(code)) throw new BadRequestError(codeFault(text, what));
   return code;
 }
 
-/** A currency code read from any text (a parameter, a segment, an item of a body's list). */
+/**
+ * A currency code read from any text (a parameter, a segment, an item of a body's list): one check
+ * and one transform rather than a chain of schemas, as most keyed requests read one or two codes.
+ */
 export const currencyCode = (base: ZodType<string, string> = z.string()) =>
   base
-    .refine((text) => THREE_LETTERS.test(codeOf(text)), { abort: true, error: (issue) => invalidCode(String(issue.input), placeOf(issue)) })
-    .transform(codeOf)
-    .pipe(z.enum(CURRENCY_CODES, { error: (issue) => unsupportedCode(String(issue.input), placeOf(issue)) }));
+    .refine(isCode, { abort: true, error: (issue) => codeFault(String(issue.input), placeOf(issue)) })
+    // the check above makes it one of the codes
+    .transform((text) => codeOf(text) as CurrencyCode);
 
 const CODE_DESCRIPTION = 'A currency code of /symbols, in any case';
 
@@ -176,13 +190,26 @@ export const Param = {
   code: currencyCode(text()).meta({ description: CODE_DESCRIPTION }),
   /** D4: comma-separated, blanks trimmed, duplicates ignored, any unsupported code refused */
   codes: text()
-    .transform((list) => list.split(',').map((part) => part.trim()))
-    .refine((parts) => parts.some((part) => part !== ''), {
+    .transform((list) =>
+      list
+        .split(',')
+        .map((part) => part.trim())
+        .filter((part) => part !== ''),
+    )
+    .refine((parts) => parts.length > 0, {
+      abort: true,
       error: (issue) => `Parameter '${placeOf(issue)}' must list at least one currency code`,
     })
-    .transform((parts) => parts.filter((part) => part !== ''))
-    .pipe(z.array(currencyCode()))
-    .transform((codes) => [...new Set(codes)])
+    // the first part that is not a code is named, as `currencyCode` would name it
+    .refine((parts) => parts.every(isCode), {
+      abort: true,
+      error: (issue) =>
+        codeFault(
+          (issue.input as string[]).find((part) => !isCode(part))!,
+          placeOf(issue),
+        ),
+    })
+    .transform((parts) => [...new Set(parts.map(codeOf))] as CurrencyCode[])
     .meta({
       description:
         'Comma-separated currency codes of /symbols, in any case; blanks around a code and repeats are ignored, an unsupported code is refused (400)',
