@@ -6,7 +6,9 @@
 // processes, and how far each one lies from its tree's mean is printed beside the result. Prints
 // per target and tree: its server CPU per answer against the first tree named's and against the
 // tree named before it (this tree comes last), as the median over the slices and the interval that
-// median lies in 95 times in 100; that spread; and each service's median.
+// median lies in 95 times in 100; that spread; and each service's median. Last, each service's
+// process id and the answers its measured slices got, for bench/profile-sources.ts when
+// BENCH_CPU_PROF is set.
 //
 //   BENCH_SLICES=<n>      slices per target (default 20)
 //   BENCH_SLICE=<s>       seconds per slice (default 1.5)
@@ -44,6 +46,8 @@ interface Service {
   label: string;
   running: RunningServers;
   targets: Target[];
+  /** answers of the measured slices, all targets */
+  answers: number;
 }
 
 const trees: Tree[] = [];
@@ -55,18 +59,20 @@ trees.push({ name: 'this', start: startServersInChild, services: [] });
 for (let copy = 1; copy <= copies; copy++) {
   for (const tree of trees) {
     const running = await tree.start(true);
-    tree.services.push({ label: `${tree.name} ${copy}`, running, targets: targetsFor(running.info) });
+    tree.services.push({ label: `${tree.name} ${copy}`, running, targets: targetsFor(running.info), answers: 0 });
   }
 }
 const services = trees.flatMap((tree) => tree.services);
 
 /** Server CPU µs per answer of one slice of `name` against `service`. */
-async function slice(name: string, { running, targets }: Service, duration: number): Promise<number> {
+async function slice(name: string, service: Service, duration: number): Promise<number> {
+  const { running, targets } = service;
   const target = targets.find((t) => t.name.includes(name));
   if (!target) throw new Error(`no target named like ${JSON.stringify(name)}`);
   const m = await measure(target, { connections, duration, warmup: 0, serverPid: running.info.pid });
   const micros = serverMicrosPerRequest(m);
   if (m.non2xx || m.errors || micros === null) throw new Error(`${name}: ${JSON.stringify(m.statusCodes)}, ${m.errors} errors`);
+  service.answers += m.requests;
   return micros;
 }
 
@@ -88,6 +94,7 @@ function medianInterval(values: number[]): [number, number] {
 
 try {
   for (const name of names) for (const service of services) await slice(name, service, 2); // warm-up
+  for (const service of services) service.answers = 0;
   const random = seededRandom(1);
   const cpu = new Map(names.map((name) => [name, new Map(services.map((s) => [s.label, [] as number[]]))]));
   for (let i = 0; i < slices; i++) {
@@ -122,6 +129,7 @@ try {
       console.log(`  ${tree.name}: ${ratios}; services ${spread(tree)} of the tree's mean; µs ${each}`);
     });
   }
+  console.log(`answers of the measured slices: ${services.map((s) => `${s.label} (pid ${s.running.info.pid}) ${s.answers}`).join(', ')}`);
 } finally {
   for (const { running } of services) await running.close();
 }
