@@ -13,7 +13,7 @@ import type { RequestLimits } from '../rest/limits.js';
 import type { Route } from '../rest/routes.js';
 import { refusalOf } from '../http/error-status.js';
 import { envelopeOf } from '../rest/steps/errors.js';
-import { freshnessHeaders } from '../rest/steps/freshness.js';
+import { staleHeaders } from '../rest/steps/freshness.js';
 import type { RouteRunner, SentRequest } from '../rest/steps/operation.js';
 import type { ArgumentValue, ToolArgument, ToolDefinition } from './tools.js';
 
@@ -149,7 +149,7 @@ export class ToolCalls {
       const { body, status = 200 } = tool.route.respond(data, request);
       const text = stringify(body);
       Object.assign(exchange.headers, await this.options.limits.admit(tool.route, viewer, exchange.peer!.client));
-      Object.assign(exchange.headers, await freshnessHeaders(tool.route, context, this.options.clock()));
+      if (tool.route.rates) Object.assign(exchange.headers, staleHeaders(await context.rates.history(), this.options.clock()));
       return { tool: name, status, text, isError: false };
     } catch (error) {
       const refused = refusalOf(error);
