@@ -169,16 +169,41 @@ export function parseCode(text: string, what: string): CurrencyCode {
 }
 
 /**
- * A currency code read from any text (a parameter, a segment, an item of a body's list): one check
- * and one transform rather than a chain of schemas, as most keyed requests read one or two codes.
+ * A string schema whose checks end by rewriting the text in place as what it reads (a code, a
+ * list of codes). Zod's `.transform` would add a pipe, whose payloads every request reading the
+ * parameter pays for; a check runs inside the string's own parse.
  */
-export const currencyCode = (base: ZodType<string, string> = z.string()) =>
-  base
-    .refine(isCode, { abort: true, error: (issue) => codeFault(String(issue.input), placeOf(issue)) })
+function readAs<T>(checked: z.ZodString, read: (text: string) => T): ZodType<T, string> {
+  return checked.overwrite((text) => read(text) as unknown as string) as unknown as ZodType<T, string>;
+}
+
+/** A currency code read from any text: a parameter, a segment, an item of a body's list. */
+export const currencyCode = (base: z.ZodString = z.string()) =>
+  readAs(
+    base.refine(isCode, { abort: true, error: (issue) => codeFault(String(issue.input), placeOf(issue)) }),
     // the check above makes it one of the codes
-    .transform((text) => codeOf(text) as CurrencyCode);
+    (text) => codeOf(text) as CurrencyCode,
+  );
 
 const CODE_DESCRIPTION = 'A currency code of /symbols, in any case';
+
+/** The codes of a comma-separated list, each once, in the order sent (blank parts skipped); null if one is not a code or there is none. */
+function codesIn(list: string): CurrencyCode[] | null {
+  const codes = new Set<CurrencyCode>();
+  for (const part of list.split(',')) {
+    const code = codeOf(part);
+    if (code === '') continue;
+    if (!isCurrencyCode(code)) return null;
+    codes.add(code);
+  }
+  return codes.size > 0 ? [...codes] : null;
+}
+
+/** Why `codesIn` refused a list: its first part that is not a code, as `currencyCode` would name it, or no code at all. */
+function listFault(list: string, where: string): string {
+  const wrong = list.split(',').find((part) => part.trim() !== '' && !isCode(part));
+  return wrong === undefined ? `Parameter '${where}' must list at least one currency code` : codeFault(wrong.trim(), where);
+}
 
 /**
  * The values of query parameters and path segments: each checks its text and describes itself.
@@ -189,31 +214,13 @@ export const Param = {
   /** D4: case-insensitive on input, answered in upper case */
   code: currencyCode(text()).meta({ description: CODE_DESCRIPTION }),
   /** D4: comma-separated, blanks trimmed, duplicates ignored, any unsupported code refused */
-  codes: text()
-    .transform((list) =>
-      list
-        .split(',')
-        .map((part) => part.trim())
-        .filter((part) => part !== ''),
-    )
-    .refine((parts) => parts.length > 0, {
-      abort: true,
-      error: (issue) => `Parameter '${placeOf(issue)}' must list at least one currency code`,
-    })
-    // the first part that is not a code is named, as `currencyCode` would name it
-    .refine((parts) => parts.every(isCode), {
-      abort: true,
-      error: (issue) =>
-        codeFault(
-          (issue.input as string[]).find((part) => !isCode(part))!,
-          placeOf(issue),
-        ),
-    })
-    .transform((parts) => [...new Set(parts.map(codeOf))] as CurrencyCode[])
-    .meta({
-      description:
-        'Comma-separated currency codes of /symbols, in any case; blanks around a code and repeats are ignored, an unsupported code is refused (400)',
-    }),
+  codes: readAs(
+    text().refine((list) => codesIn(list) !== null, { abort: true, error: (issue) => listFault(String(issue.input), placeOf(issue)) }),
+    // the check above makes it a list of codes
+    (list) => codesIn(list)!,
+  ).meta({
+    description: 'Comma-separated currency codes of /symbols, in any case; blanks around a code and repeats are ignored, an unsupported code is refused (400)',
+  }),
   date: text()
     .refine(isValidIsoDate, { error: (issue) => `Invalid date '${textOf(issue.input)}' in ${placeOf(issue)}: use a real date as YYYY-MM-DD` })
     .meta({ format: 'date', description: 'A calendar date (Sydney) written YYYY-MM-DD, such as 2023-01-03; rates start in 2018' }),
@@ -222,7 +229,7 @@ export const Param = {
     .refine((amount) => isPlainDecimal(amount.trim()), {
       error: (issue) => `Invalid amount '${textOf(issue.input)}': use a plain decimal number greater than 0, such as 100 or 0.5`,
     })
-    .transform((amount) => amount.trim())
+    .overwrite((amount) => amount.trim())
     .meta({
       description: 'The amount to convert: a decimal number greater than 0 and at most 1e15, such as 100 or 12.5 (no exponent, no thousands separators)',
     }),

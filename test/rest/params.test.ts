@@ -79,5 +79,6 @@ describe('currency codes', () => {
     expect(read(' , ')).toBe("Parameter 'symbols' must list at least one currency code");
     expect(read('USD,xyz,12A')).toBe("Unsupported currency 'XYZ' in symbols; see /symbols for the supported codes");
     expect(read('USD,12A,XYZ')).toBe("Invalid currency code '12A' in symbols: a 3-letter code is required");
+    expect(read('usd, 12a ,eur')).toBe("Invalid currency code '12a' in symbols: a 3-letter code is required");
   });
 });
