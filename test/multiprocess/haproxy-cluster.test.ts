@@ -92,12 +92,18 @@ describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind H
   const start = (i: number) => startService({ ...env, DATA_DIR: dirs[i]!, PORT: String(ports[i]!.public), INTERNAL_PORT: String(ports[i]!.internal) });
 
   /**
+   * Whether HAProxy logged, after `since` (an offset into its output), a request that process `i`
+   * answered, its log line going on after the timers with `rest` (a pattern: the status, say).
+   */
+  const answeredBy = (i: number, since: number, rest = '') => new RegExp(` service/app${i + 1} [-\\d/]+ ${rest}`).test(haproxy.output().slice(since));
+
+  /**
    * Sends keyless requests through the balancer until each of `servers` (indexes of processes) has
    * answered one that HAProxy logged after `since` (an offset into its output): it is in rotation.
    */
   async function untilServing(servers: readonly number[], since = 0): Promise<void> {
     const deadline = Date.now() + 10_000;
-    const served = (i: number) => new RegExp(` service/app${i + 1} -?\\d+/`).test(haproxy.output().slice(since));
+    const served = (i: number) => answeredBy(i, since);
     while (!servers.every(served)) {
       if (Date.now() > deadline) throw new Error(`not every server came into rotation:\n${haproxy.output().slice(since)}`);
       await fetch(`${balancer}/symbols`).then((r) => r.arrayBuffer());
@@ -320,9 +326,7 @@ describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind H
     }
     // Each process, once awake, answers the load: how many answers that takes depends on the machine.
     const woke = haproxy.output().length;
-    await expect
-      .poll(() => ports.map((_, i) => new RegExp(` service/app${i + 1} [-\\d/]+ 200 .*\\{stall-`).test(haproxy.output().slice(woke))), { timeout: 10_000 })
-      .toEqual(ports.map(() => true));
+    await expect.poll(() => ports.map((_, i) => answeredBy(i, woke, '200 .*\\{stall-')), { timeout: 10_000 }).toEqual(ports.map(() => true));
     await traffic.stop();
 
     // A request whose statement was in flight when its process froze may be answered 503 by that
