@@ -23,6 +23,7 @@ import * as m0017 from './migrations/0017_delivery_log.js';
 import * as m0018 from './migrations/0018_key_restrictions.js';
 import * as m0019 from './migrations/0019_rate_alerts.js';
 import * as m0020 from './migrations/0020_grant_marks.js';
+import * as m0021 from './migrations/0021_grant_units_uncapped.js';
 
 // Listed explicitly rather than read from disk, so they run the same under tsx, a bundle or tests.
 const migrations: Record<string, Migration> = {
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '0018_key_restrictions': m0018,
   '0019_rate_alerts': m0019,
   '0020_grant_marks': m0020,
+  '0021_grant_units_uncapped': m0021,
 };
 
 export function migrator(db: Kysely<Database>): Migrator {

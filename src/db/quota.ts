@@ -62,7 +62,7 @@ const SENT_AHEAD: Record<SentWith, RawBuilder<unknown>> = {
 
 /**
  * Grants each ask up to `wanted` units (fewer when fewer are left) of its account's count, and of
- * its capped key's, every ask in one call of `grant_units` (migration 0018), so the count is exact however many requests
+ * its capped key's, every ask in one call of `grant_units` (migration 0021), so the count is exact however many requests
  * and processes race, and the requests of many accounts share one statement and one commit. One
  * grant per ask, in the asks' order; null for an account that is gone. The asks name distinct
  * accounts.
@@ -73,6 +73,11 @@ export async function grantUnits(db: Kysely<Database>, asks: readonly GrantAsk[]
   // parameters costs PGlite much less work (src/db/connect.ts), and this is the statement of every
   // keyed request; it is also what lets it share a round trip with `commit; begin;`.
   const array = (value: (ask: GrantAsk) => string | number | null) => sql`array[${sql.join(asks.map((ask) => sql.lit(value(ask))))}]`;
+  // Without a capped key among the asks, the keys and caps go as null, and the function takes its
+  // path that reads no key.
+  const capped = asks.some((ask) => ask.key);
+  const keys = capped ? array((ask) => ask.key?.id ?? null) : sql`null`;
+  const caps = capped ? array((ask) => ask.key?.cap ?? null) : sql`null`;
   const mark = sentWith === 'nothing' ? null : randomUUID();
   const marked = mark === null ? sql`` : sql`with marked as (insert into quota_grant_marks (mark) values (${sql.lit(mark)}::uuid))`;
   const { rows } = await sql<{
@@ -86,7 +91,7 @@ export async function grantUnits(db: Kysely<Database>, asks: readonly GrantAsk[]
     ${SENT_AHEAD[sentWith]} ${marked} select g.ask_position, g.start, g.granted, g.counted_in, g.key_start, pg_current_xact_id()::text as transaction
     from grant_units(${array((ask) => ask.accountId)}::uuid[], ${array((ask) => ask.count.period)}::date[],
                      ${array((ask) => ask.limit)}::int[], ${array((ask) => ask.wanted)}::int[],
-                     ${array((ask) => ask.key?.id ?? null)}::uuid[], ${array((ask) => ask.key?.cap ?? null)}::int[]) g`.execute(db);
+                     ${keys}::uuid[], ${caps}::int[]) g`.execute(db);
   // An account that is gone has no row.
   const grants: (Grant | null)[] = new Array<Grant | null>(asks.length).fill(null);
   for (const row of rows) {

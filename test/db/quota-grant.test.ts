@@ -88,6 +88,19 @@ describe('grantUnits for several accounts', () => {
     expect(await countsOf(other)).toMatchObject({ quota_used: 1 });
   });
 
+  it('grants the same through a list of keys that are all null, as a process of the previous version sends it', async () => {
+    const [paid, free] = [await account({ quota_used: 4_998, quota_period: '2026-04-20' }), await account({ free_used: 10 })];
+    const { rows } = await sql<{ ask_position: number; start: number; granted: number; counted_in: string | null; key_start: number | null }>`
+      select * from grant_units(array[${paid}, ${free}]::uuid[], array['2026-04-20', null]::date[], array[5000, 300]::int[],
+                                array[5, 3]::int[], array[null, null]::uuid[], array[null, null]::int[])`.execute(db);
+    expect(rows).toEqual([
+      { ask_position: 1, start: 4_998, granted: 2, counted_in: '2026-04-20', key_start: null },
+      { ask_position: 2, start: 10, granted: 3, counted_in: null, key_start: null },
+    ]);
+    expect(await countsOf(paid)).toMatchObject({ quota_used: 5_000 });
+    expect(await countsOf(free)).toMatchObject({ free_used: 13 });
+  });
+
   // Without an order, one statement could hold a row another waits for while waiting for one the
   // other holds: Postgres would end one of them as a deadlock. PGlite has one connection.
   it.skipIf(!process.env.DATABASE_URL)('locks the rows in the order of their ids, so two statements asking in opposite orders both go through', async () => {
