@@ -68,11 +68,11 @@ const SENT_AHEAD: Record<SentWith, RawBuilder<unknown>> = {
  * accounts.
  */
 export async function grantUnits(db: Kysely<Database>, asks: readonly GrantAsk[], sentWith: SentWith = 'nothing'): Promise<(Grant | null)[]> {
-  // The values are written into the statement as literals (quoted and escaped by Kysely; all are
-  // the service's own: account ids from the database, dates, integers) because a statement without
-  // parameters costs PGlite much less work (src/db/connect.ts), and this is the statement of every
-  // keyed request; it is also what lets it share a round trip with `commit; begin;`.
-  const array = (value: (ask: GrantAsk) => string | number | null) => sql`array[${sql.join(asks.map((ask) => sql.lit(value(ask))))}]`;
+  // The values are written into the statement as literals (all are the service's own: account ids
+  // from the database, dates, integers) because a statement without parameters costs PGlite much
+  // less work (src/db/connect.ts), and this is the statement of every keyed request; it is also
+  // what lets it share a round trip with `commit; begin;`.
+  const array = (value: (ask: GrantAsk) => string | number | null) => arrayLiteral(asks.map(value));
   // Without a capped key among the asks, the keys and caps go as null, and the function takes its
   // path that reads no key.
   const capped = asks.some((ask) => ask.key);
@@ -108,6 +108,16 @@ export async function grantUnits(db: Kysely<Database>, asks: readonly GrantAsk[]
     };
   }
   return grants;
+}
+
+/**
+ * Values as one array constant, `'{"a","b",NULL}'`: a single literal for the database to read,
+ * where `array[…]` of many values is as many for it to parse. Each element is quoted with its
+ * quotes and backslashes escaped, so no value can end its element; Kysely quotes the whole.
+ */
+function arrayLiteral(values: readonly (string | number | null)[]): RawBuilder<unknown> {
+  const elements = values.map((value) => (value === null ? 'NULL' : `"${String(value).replace(/["\\]/g, '\\$&')}"`));
+  return sql.lit(`{${elements.join(',')}}`);
 }
 
 /** What the database says of a grant whose commit went unanswered. */

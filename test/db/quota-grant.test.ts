@@ -343,6 +343,15 @@ describe('grantUnits, at the edges', () => {
     expect((await countsOf(id)).quota_used).toBe(7);
   });
 
+  it('keeps each value one element of its list: a comma, brace, quote or backslash in it cannot add another', async () => {
+    const [first, second] = [await account({ quota_used: 7, quota_period: '2026-04-20' }), await account({ quota_used: 3, quota_period: '2026-04-20' })];
+    for (const smuggled of [`${first},${second}`, `${first}"}`, `${first}\\",NULL,"${second}`, `${first}},{${second}`]) {
+      await expect(grantOne(db, smuggled, { period: '2026-04-20' }, 5_000, 1)).rejects.toThrow(/uuid/);
+    }
+    expect((await countsOf(first)).quota_used).toBe(7);
+    expect((await countsOf(second)).quota_used).toBe(3);
+  });
+
   // A transaction that references an account (a usage flush, a new key) holds a key-share lock on
   // its row until it ends; the grant changes only counters, so it must not wait for it (migration
   // 0012). PGlite has one connection, so only a server can hold the two transactions at once.
