@@ -62,10 +62,10 @@ const SENT_AHEAD: Record<SentWith, RawBuilder<unknown>> = {
 
 /**
  * Grants each ask up to `wanted` units (fewer when fewer are left) of its account's count, and of
- * its capped key's, every ask in one call of `grant_units` (migration 0021), so the count is exact however many requests
- * and processes race, and the requests of many accounts share one statement and one commit. One
- * grant per ask, in the asks' order; null for an account that is gone. The asks name distinct
- * accounts.
+ * its capped key's, every ask in one call of `grant_units` (migration 0021), so the count is exact
+ * however many requests and processes race, and the requests of many accounts share one statement
+ * and one commit. One grant per ask, in the asks' order; null for an account that is gone. The
+ * asks name distinct accounts.
  */
 export async function grantUnits(db: Kysely<Database>, asks: readonly GrantAsk[], sentWith: SentWith = 'nothing'): Promise<(Grant | null)[]> {
   // The values are written into the statement as literals (all are the service's own: account ids
