@@ -10,7 +10,7 @@ import { BadRequestError } from '../errors.js';
 import { stringify } from '../json.js';
 import type { Exchange } from '../rest/exchange.js';
 import type { RequestLimits } from '../rest/limits.js';
-import type { Route } from '../rest/routes.js';
+import type { Route } from '../rest/route.js';
 import { refusalOf } from '../http/error-status.js';
 import { envelopeOf } from '../rest/steps/errors.js';
 import { staleHeaders } from '../rest/steps/freshness.js';

@@ -6,7 +6,7 @@ import type { Peer } from './client-address.js';
 import type { CsvBody } from './csv.js';
 import type { ApiKeyViewer, Context, SessionViewer } from '../schema/context.js';
 import type { PathRoutes } from './router.js';
-import type { Route } from './routes.js';
+import type { Route } from './route.js';
 
 /** A request as the steps read it, whichever transport brought it (src/edge.ts). */
 export interface RestRequest {

@@ -8,7 +8,7 @@ import { quotaOf } from '../schema/account-quota.js';
 import type { ApiKeyViewer } from '../schema/context.js';
 import { FreeConvertLimit } from './free-convert-limit.js';
 import { MonthlyQuota, type MonthlyQuotaOptions } from './monthly-quota.js';
-import type { Route } from './routes.js';
+import type { Route } from './route.js';
 
 export class RequestLimits {
   readonly monthly: MonthlyQuota;

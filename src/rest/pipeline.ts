@@ -9,7 +9,7 @@ import { compose } from './compose.js';
 import type { Next, Place, Step } from './exchange.js';
 import type { RequestLimits } from './limits.js';
 import { pathsOf } from './router.js';
-import type { Route } from './routes.js';
+import type { Route } from './route.js';
 import { authenticate } from './steps/authenticate.js';
 import { readBody } from './steps/body.js';
 import { preflight } from './steps/cors.js';

@@ -1,6 +1,6 @@
 // The REST table's paths as the edge's router knows them (src/edge.ts): the routes of each path,
 // one per method, and what every request to it shares.
-import type { Route } from './routes.js';
+import type { Route } from './route.js';
 
 /** The routes of one path, and what every request to it shares. */
 export interface PathRoutes {

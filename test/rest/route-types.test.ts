@@ -6,7 +6,7 @@ import type { CurrencyCode } from '../../src/domain/currencies.js';
 import { graphql, type ResultOf, type VariablesOf } from '../../src/graphql.js';
 import { prepareDocuments } from '../../src/rest/steps/operation.js';
 import { parseCode } from '../../src/rest/params.js';
-import { defineRoute } from '../../src/rest/routes.js';
+import { defineRoute } from '../../src/rest/route.js';
 import { schema } from '../../src/schema/index.js';
 
 const RATE_DAY = graphql('query RateDay($date: LocalDate!, $code: CurrencyCode!) { rateDay(date: $date) { date timestamp rates(codes: [$code]) } }');

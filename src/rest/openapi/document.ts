@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { z, type ZodType } from 'zod';
 import { ERROR_STATUS, type RefusalCode } from '../../http/error-status.js';
 import { MAX_PARAM_LENGTH, type NamedValues } from '../params.js';
-import type { Route, RouteExample } from '../routes.js';
+import type { Route, RouteExample } from '../route.js';
 import { errorEnvelope } from './schemas.js';
 
 /** What a user needs beyond the schema (quote direction, days, plans, errors, webhooks), in markdown. */

@@ -10,7 +10,7 @@ import { stringify } from '../../json.js';
 import { prefersCsv } from '../csv.js';
 import { readJsonBody } from '../body.js';
 import { decodeQuery, readPathParams, readQuery } from '../params.js';
-import type { Route, RouteRequest } from '../routes.js';
+import type { Route, RouteRequest } from '../route.js';
 
 /**
  * Validates every route's document at start-up (a bad one stops the service) and compiles each one

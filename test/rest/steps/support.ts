@@ -2,7 +2,8 @@
 // `next` that records that it was called (and can stand for what the rest of the pipeline does).
 import { Exchange, type Next, type RestRequest } from '../../../src/rest/exchange.js';
 import { pathsOf, type PathRoutes } from '../../../src/rest/router.js';
-import { routes, type Route } from '../../../src/rest/routes.js';
+import type { Route } from '../../../src/rest/route.js';
+import { routes } from '../../../src/rest/routes.js';
 
 export interface RequestParts {
   method?: string;

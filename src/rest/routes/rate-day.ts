@@ -1,0 +1,102 @@
+// GET /{date} and /{date}/{currency}.
+import { z } from 'zod';
+import { graphql } from '../../graphql.js';
+import * as Schemas from '../openapi/schemas.js';
+import { Param } from '../params.js';
+import { defineRoute } from '../route.js';
+import { ratesBody } from './shared.js';
+
+const DATE_SEGMENT = /^[0-9-]+$/; // D14: digits and dashes are a date attempt; anything else is an unknown path
+
+export const rateDay = defineRoute({
+  name: 'RateDay',
+  method: 'GET',
+  cacheable: true,
+  rates: true,
+  path: '/:date',
+  paramPatterns: { date: DATE_SEGMENT },
+  auth: 'key',
+  query: z.object({ fallback: Param.fallback.optional() }),
+  params: z.object({ date: Param.date }),
+  document: graphql(`
+    query RateDay($date: LocalDate!, $fallback: RateFallback) {
+      rateDay(date: $date, fallback: $fallback) {
+        date
+        timestamp
+        rates
+      }
+    }
+  `),
+  variables: ({ params, query }) => ({ date: params.date, fallback: query.fallback ?? null }),
+  respond: (data, { params, query }) => ({ body: ratesBody(data.rateDay, query.fallback && params.date) }),
+  doc: {
+    summary: 'The rates of one date',
+    description:
+      "Exactly that date: a weekend, a holiday or a day the RBA did not publish is 404, unless `fallback` asks for the nearest rate day before or after it. The plan's history window applies to the date asked for and to the day used.",
+    response: Schemas.RatesResponse,
+    errors: ['plan_restricted', 'not_found'],
+    example: {
+      request: '/2023-01-03',
+      response: {
+        success: true,
+        timestamp: 1672704000,
+        base: 'AUD',
+        date: '2023-01-03',
+        rates: {
+          USD: 0.6828,
+          EUR: 0.64,
+          GBP: 0.5656,
+          JPY: 88.48,
+          CNY: 4.6994,
+          KRW: 867.16,
+          INR: 56.51,
+          SGD: 0.9134,
+          NZD: 1.076,
+          THB: 23.47,
+          MYR: 2.9975,
+          IDR: 10635,
+          VND: 16039,
+          HKD: 5.3316,
+          PHP: 38.07,
+          CHF: 0.631,
+          TWD: 20.97,
+          TWI: 61.4,
+          SDR: 0.5131,
+        },
+      },
+    },
+  },
+  cacheControl: 'no-store',
+});
+
+export const rateDayCurrency = defineRoute({
+  name: 'RateDayCurrency',
+  method: 'GET',
+  cacheable: true,
+  rates: true,
+  path: '/:date/:currency',
+  paramPatterns: { date: DATE_SEGMENT },
+  auth: 'key',
+  query: z.object({ fallback: Param.fallback.optional() }),
+  params: z.object({ date: Param.date, currency: Param.code }),
+  document: graphql(`
+    query RateDayCurrency($date: LocalDate!, $code: CurrencyCode!, $fallback: RateFallback) {
+      rateDay(date: $date, having: $code, fallback: $fallback) {
+        date
+        timestamp
+        rates(codes: [$code])
+      }
+    }
+  `),
+  variables: ({ params, query }) => ({ date: params.date, code: params.currency, fallback: query.fallback ?? null }),
+  respond: (data, { params, query }) => ({ body: ratesBody(data.rateDay, query.fallback && params.date) }),
+  doc: {
+    summary: 'The rate of one currency on one date',
+    description:
+      'Exactly that date, and 404 when the RBA published no rate for that code on it, unless `fallback` asks for the nearest rate day of that code before or after it.',
+    response: Schemas.RatesResponse,
+    errors: ['plan_restricted', 'not_found'],
+    example: { request: '/2023-01-03/USD', response: { success: true, timestamp: 1672704000, base: 'AUD', date: '2023-01-03', rates: { USD: 0.6828 } } },
+  },
+  cacheControl: 'no-store',
+});

@@ -1,0 +1,38 @@
+// What several rate endpoints share: the body of a day's rates, exact numbers, and the query of a date range.
+import { z } from 'zod';
+import type { RateValues } from '../../db/rates.js';
+import { RawJson, ratesJson, type Json } from '../../json.js';
+import { Param } from '../params.js';
+
+/** The day of /latest and /{date}, whichever field of the schema answered it. */
+interface DayData {
+  date: string;
+  timestamp: number;
+  rates: RateValues;
+}
+
+/** The body of /latest and /{date}; with `fallback` (D38), `requested_date` echoes the date asked for. */
+export const ratesBody = (day: DayData, requestedDate?: string): Json => ({
+  success: true,
+  timestamp: day.timestamp,
+  base: 'AUD',
+  date: day.date,
+  requested_date: requestedDate,
+  rates: ratesJson(day.rates),
+});
+
+/** Exact decimal strings written as JSON numbers. */
+export const rawNumbers = (decimals: Record<string, string>): Record<string, RawJson> =>
+  Object.fromEntries(Object.entries(decimals).map(([name, value]) => [name, new RawJson(value)]));
+
+/** `symbols` and `base` of /latest, /timeseries and /fluctuation. */
+export const SYMBOLS_AND_BASE = {
+  symbols: Param.codes.optional(),
+  base: Param.base.optional(),
+};
+/** The query of /timeseries and /fluctuation: a date range, `symbols` and `base`. */
+export const DATE_RANGE = z.object({
+  start_date: Param.date.meta({ description: 'The first day of the range (YYYY-MM-DD)' }),
+  end_date: Param.date.meta({ description: 'The last day of the range (YYYY-MM-DD), not before start_date' }),
+  ...SYMBOLS_AND_BASE,
+});
