@@ -34,7 +34,7 @@ const LAYERS = [
     message: 'The GraphQL core is below the facades.',
   },
   {
-    target: ['./src/rest', './src/internal', './src/dashboard'],
+    target: ['./src/rest', './src/internal', './src/dashboard', './src/mcp'],
     from: ['./src/edge.ts', './src/app.ts', './src/start.ts', './src/main.ts'],
     message: 'The facades are below the edge (src/edge.ts), which routes to them, and the app that builds them.',
   },

@@ -95,7 +95,7 @@ export async function startServers(sharedAnswers = process.env.BENCH_SHARED_ANSW
     if (latest.headers.get('content-type') !== JSON_CONTENT_TYPE) throw new Error(`/latest has content type ${latest.headers.get('content-type')}`);
     const latestBytes = Buffer.byteLength(latestBody);
 
-    const service = createListener(app.web.node, { limits: listenerLimitsOf(config), logger: app.logger });
+    const service = createListener(app.web, { limits: listenerLimitsOf(config), logger: app.logger });
     const bare = createBareServer(latestBytes);
     servers.push(service, bare);
     const [serviceUrl, bareUrl] = await Promise.all([listen(service, 0, '127.0.0.1'), listen(bare, 0, '127.0.0.1')]);

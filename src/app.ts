@@ -3,17 +3,17 @@ import type { Kysely } from 'kysely';
 import { pino, type Logger } from 'pino';
 import { join } from 'node:path';
 import { publicUrlOf, type Config } from './config.js';
-import { dashboardPlaces } from './dashboard/app.js';
+import { dashboardEndpoints } from './dashboard/app.js';
 import { localChangeFeed, type ChangeFeed } from './db/change-feed.js';
 import type { Database } from './db/database.js';
-import { createInternalApp } from './internal/app.js';
+import { graphqlRefusal, internalEndpoints } from './internal/app.js';
 import { Readiness } from './internal/readiness.js';
-import { mcpPlaces } from './mcp/endpoint.js';
+import { mcpEndpoint } from './mcp/endpoint.js';
 import { ServiceMetrics, type PoolUse } from './metrics.js';
 import { DeliveryWorker } from './jobs/webhook-deliveries.js';
 import { AlertMailWorker } from './jobs/alert-mail.js';
-import { createEdge } from './edge.js';
-import { docsPlaces, DOCS_OPERATIONS, DOCS_PATH } from './rest/docs-pages.js';
+import { createEdge, internalSteps, publicSteps } from './edge.js';
+import { docsEndpoints, DOCS_OPERATIONS, DOCS_PATH } from './rest/docs-pages.js';
 import { API_GUIDE, API_TITLE, openApiDocument } from './rest/openapi/document.js';
 import { restApi } from './rest/pipeline.js';
 import { routes } from './rest/routes.js';
@@ -21,6 +21,7 @@ import { KeyAuthenticator } from './rest/auth.js';
 import { parseTrustedProxies } from './rest/client-address.js';
 import { RequestLimits } from './rest/limits.js';
 import { UsageRecorder } from './rest/usage.js';
+import { createExecutor } from './schema/executor.js';
 import { schema } from './schema/index.js';
 import { RateHistoryStore } from './db/rate-history-store.js';
 import { loadWebhookKey } from './service-file.js';
@@ -127,39 +128,54 @@ export function buildApp(deps: AppDependencies) {
   const usage = new UsageRecorder(deps.db, services.clock, (err) => logger.error({ err }, 'usage flush failed'));
   const limits = new RequestLimits(deps.db, services.clock, { commitApart: Boolean(deps.config.DATABASE_URL), logger });
   const documentationUrl = deps.config.DOCUMENTATION_URL ?? new URL(DOCS_PATH, services.publicUrl).href;
+  const executor = createExecutor(schema, services);
   const api = restApi(routes, {
-    schema,
+    executor,
     services,
     keys,
     documentationUrl,
     limits,
     sharedAnswers: deps.config.SHARED_ANSWERS === 'on',
+    logger,
   });
-  const docs = docsPlaces(
+  const docs = docsEndpoints(
     openApiDocument(routes, { serverUrl: services.publicUrl, version: VERSION, guide: API_GUIDE, extraPaths: DOCS_OPERATIONS }),
     API_TITLE,
   );
   const planChange = { url: deps.config.PLAN_CHANGE_URL ?? null, email: deps.config.SUPPORT_EMAIL ?? null };
-  const dashboard = dashboardPlaces({ schema, services, logger, planChange });
-  const mcp = mcpPlaces({ schema, services, keys, documentationUrl, limits, logger });
+  const dashboard = dashboardEndpoints({ executor, services, logger, planChange });
   const readiness = new Readiness();
-  // The public listener: every surface's places behind one edge (src/edge.ts).
-  const web = createEdge({
-    stopping: () => !readiness.ready,
-    places: [...api, ...docs, ...dashboard, ...mcp],
-    logger,
-    trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY),
-    usage,
-    metrics: services.metrics,
-  });
-  const internal = createInternalApp({ schema, services, operatorToken: deps.operatorToken, logger, snapshot: deps.snapshot ?? null });
+  const stopping = () => !readiness.ready;
+  // The public listener: every surface's endpoints behind one edge (src/edge.ts).
+  const web = createEdge(
+    publicSteps({
+      endpoints: [...api.endpoints, ...docs, ...dashboard.endpoints, mcpEndpoint(api.twins)],
+      fallbacks: [dashboard.fallback],
+      logger,
+      trustedProxies: parseTrustedProxies(deps.config.TRUST_PROXY),
+      usage,
+      metrics: services.metrics,
+    }),
+    { logger, stopping },
+  );
+  const internal = createEdge(
+    internalSteps({
+      endpoints: internalEndpoints({ schema, services, operatorToken: deps.operatorToken, logger, readiness, snapshot: deps.snapshot ?? null }),
+      render: graphqlRefusal,
+      logger,
+    }),
+    { logger, stopping },
+  );
   const deliveries = new DeliveryWorker(services, logger, { leaseMs: deps.config.WEBHOOK_LEASE_SECONDS * 1000 });
   const alertMail = new AlertMailWorker(services, logger.child({ job: 'alert-mail' }));
   return {
     services,
-    /** the public listener's handler (`node`) and the fetch adapter for tests (`fetch`): every surface */
+    /** the public listener's handler: node:http's request listener, and `fetch` for tests; every surface */
     web,
+    /** the internal port's handler, likewise */
     internal,
+    /** runs operations in this process (src/schema/executor.ts) */
+    executor,
     /** the readiness check (GET /ready on the internal port); `stop()` begins a stop */
     readiness,
     logger,

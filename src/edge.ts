@@ -1,287 +1,251 @@
-// The way of a request, from a listener to its answer, for everything the public listener serves:
-// the REST API, /docs and /openapi.json, the dashboard (and whatever comes next: a surface is a
-// list of places, handed to createEdge by src/app.ts). Read top to bottom:
+// The way of a request, from a listener to its answer, for every listener of the service: the
+// public one (the REST API, /docs, the dashboard, MCP) and the internal port. Read top to bottom:
 //
-//   1. node:http hands the request to `nodeListener` (the fetch adapter `fetchAdapter`, for tests,
-//      builds the same request view). The request target and Host are judged once, by
-//      src/http/request-target.ts, for the internal port too (`internalListener`).
-//   2. The edge's steps run in order: the request id (D21), observe (usage and metrics, on the way
-//      out), locate (one find-my-way router over every surface's paths), CORS (D25), the refusals
-//      (every error becomes an answer through the one status table, rendered by the place: the
-//      envelope, or the dashboard's page), the client's address, and the HTTPS rule (D20).
-//   3. `dispatch` hands the request to its place's own steps (src/rest/pipeline.ts for the API).
-//   4. The transport writes the answer: the exchange's headers, the answer's, and its body.
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+//   1. node:http hands the request to the listener (src/http/server.ts), which judges its target and
+//      Host once, then to the edge: one `@whatwg-node/server` adapter, which tests call through its
+//      `fetch` as node:http calls it. What needs the raw request (a repeated header, the peer's
+//      address, TLS) is read from the adapter's server context (`EdgeRequest`).
+//   2. The listener's steps run in order (`publicSteps` below; the internal port's are in
+//      src/internal/app.ts). `locate` finds the endpoint by method and path on one find-my-way router;
+//      `answerMethods` answers what no endpoint does, once for every surface: 404, 405 with Allow,
+//      OPTIONS, and HEAD as GET without a body.
+//   3. `dispatch` hands the request to its endpoint's own steps (src/rest/pipeline.ts for the API).
+//   4. The answer becomes the fetch Response the adapter writes.
+import { METHODS } from 'node:http';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { Response, createServerAdapter } from '@whatwg-node/server';
 import FindMyWay from 'find-my-way';
 import type { Logger } from 'pino';
-import { BadRequestError } from './errors.js';
+import { NotFoundError } from './errors.js';
 import { MAX_HEADER_BYTES } from './http/limits.js';
-import { refusal } from './http/refusal.js';
-import { requestIdFrom } from './http/request-id.js';
-import { requestUrl } from './http/request-target.js';
+import { MethodNotAllowedError } from './http/http-errors.js';
 import type { AnsweredRequest } from './metrics.js';
-import { readLimited } from './rest/body.js';
 import type { TrustedProxies } from './rest/client-address.js';
 import { compose } from './rest/compose.js';
 import { CsvBody } from './rest/csv.js';
-import { Exchange, type Place, type RestRequest, type Step } from './rest/exchange.js';
+import { EdgeRequest, type ServerContext } from './rest/edge-request.js';
+import { Exchange, type Answer, type Endpoint, type Fallback, type RestRequest, type Step } from './rest/exchange.js';
 import { decodePathSegment } from './rest/params.js';
 import { identifyClient } from './rest/steps/client.js';
-import { corsHeaders } from './rest/steps/cors.js';
+import { corsHeaders, preflightHeaders } from './rest/steps/cors.js';
 import { envelopeOf, renderRefusals } from './rest/steps/errors.js';
 import { requireHttps } from './rest/steps/https.js';
 import { observe } from './rest/steps/observe.js';
 import { requestId } from './rest/steps/request-id.js';
-import { unknownEndpoint } from './rest/steps/route.js';
 import type { UsageRecorder } from './rest/usage.js';
 
-export interface EdgeOptions {
-  /** every surface's places; a path in two places is a start-up error */
-  places: readonly Place[];
+/** Where a request goes: its endpoint, or what the edge answers for its path (405, OPTIONS, 404). */
+export interface Located {
+  endpoint: Endpoint | null;
+  params: Readonly<Record<string, string>>;
+  /** the path's methods (empty when nothing serves the path) */
+  allow: string;
+  /** the path as metrics name it, whatever the method; `unmatched` when nothing serves it */
+  template: string;
+  cors: boolean;
+  render: Endpoint['render'] | null;
+  /** a fallback's 404 info */
+  notFound: string | null;
+}
+
+/** What every endpoint of one path shares. */
+interface PathEntry {
+  allow: string;
+  template: string;
+  cors: boolean;
+  render: Endpoint['render'];
+  paramPatterns: Readonly<Record<string, RegExp>> | null;
+}
+
+export type Router = (method: string, pathname: string) => Located;
+
+const KNOWN_METHODS = new Set(METHODS);
+
+/**
+ * One router over every endpoint, registered by method (GET's also under HEAD). Empty segments are
+ * ignored (`//latest/` is `/latest`), literal segments win over parameters, and a parameter's
+ * pattern that fails leaves the path unmatched. A segment that does not decode to text (bad UTF-8,
+ * NUL, a lone surrogate) is 400 whatever the path. A path served under other methods answers with
+ * their Allow; one served by none is rendered by the fallback whose prefix it starts with.
+ */
+export function createRouter(endpoints: readonly Endpoint[], fallbacks: readonly Fallback[] = []): Router {
+  const router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: MAX_HEADER_BYTES });
+  const byPath = new Map<string, Endpoint[]>();
+  for (const endpoint of endpoints) byPath.set(endpoint.path, [...(byPath.get(endpoint.path) ?? []), endpoint]);
+  const registered = new Set<string>();
+  for (const [path, same] of byPath) {
+    const methods: string[] = same.map((e) => e.method);
+    if (methods.includes('GET')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
+    const entry: PathEntry = {
+      allow: [...methods, 'OPTIONS'].join(', '),
+      template: same[0]!.template,
+      cors: same.every((e) => e.cors),
+      render: same[0]!.render,
+      paramPatterns: same[0]!.paramPatterns,
+    };
+    for (const endpoint of same) {
+      const under = endpoint.method === 'GET' ? ['GET', 'HEAD'] : [endpoint.method];
+      for (const method of under) {
+        if (registered.has(`${method} ${path}`)) throw new Error(`Two endpoints for ${method} ${path}`);
+        registered.add(`${method} ${path}`);
+        router.on(method as 'GET', path, () => undefined, { endpoint, entry });
+      }
+    }
+  }
+  const methods = [...new Set(endpoints.map((e) => e.method))];
+
+  const match = (method: string, pathname: string) => {
+    const found = KNOWN_METHODS.has(method) ? router.find(method as 'GET', pathname) : null;
+    if (found === null) return null;
+    const { endpoint, entry } = found.store as { endpoint: Endpoint; entry: PathEntry };
+    const params = found.params as Record<string, string>;
+    for (const name in entry.paramPatterns) if (!entry.paramPatterns[name]!.test(params[name]!)) return null;
+    return { endpoint, entry, params };
+  };
+
+  return (method, pathname) => {
+    if (pathname.includes('%')) for (const segment of pathname.split('/')) decodePathSegment(segment);
+    const found = match(method, pathname);
+    if (found) return { ...found.entry, endpoint: found.endpoint, params: found.params, notFound: null };
+    // Not served under this method: the path's other methods, if any, say what it answers.
+    for (const other of methods) {
+      const elsewhere = match(other, pathname);
+      if (elsewhere) return { ...elsewhere.entry, endpoint: null, params: {}, notFound: null };
+    }
+    const fallback = fallbacks.find((f) => pathname.startsWith(f.prefix));
+    return {
+      endpoint: null,
+      params: {},
+      allow: '',
+      template: 'unmatched',
+      cors: fallback === undefined,
+      render: fallback?.render ?? null,
+      notFound: fallback?.notFound ?? null,
+    };
+  };
+}
+
+/** Finds the request's endpoint, or what stands in for it. */
+export function locate(router: Router): Step {
+  return (exchange, next) => {
+    const located = router(exchange.request.method, exchange.request.url.pathname);
+    exchange.endpoint = located.endpoint;
+    exchange.route = located.endpoint?.route ?? null;
+    exchange.params = located.params;
+    exchange.allow = located.allow;
+    exchange.template = located.template;
+    exchange.cors = located.cors;
+    exchange.render = located.render;
+    exchange.notFound = located.notFound;
+    return next(exchange);
+  };
+}
+
+/**
+ * What no endpoint answers, answered the same way on every surface: a path nothing serves is 404,
+ * OPTIONS is 204 with the path's methods (and CORS's preflight headers where CORS applies), any
+ * other method the path does not answer is 405 with its Allow.
+ */
+export function answerMethods(notFound: (exchange: Exchange) => string): Step {
+  return (exchange, next) => {
+    if (exchange.endpoint) return next(exchange);
+    const { allow, request } = exchange;
+    if (allow === '') throw new NotFoundError(exchange.notFound ?? notFound(exchange));
+    if (request.method === 'OPTIONS') {
+      exchange.answer = { status: 204, body: null, headers: exchange.cors ? { ...preflightHeaders(allow), Allow: allow } : { Allow: allow } };
+      return Promise.resolve();
+    }
+    throw new MethodNotAllowedError(allow, `${request.method} is not allowed on ${request.url.pathname}: it answers ${allow}`);
+  };
+}
+
+/** The endpoint's own steps. */
+export const dispatch: Step = (exchange) => exchange.endpoint!.serve(exchange);
+
+export interface PublicEdgeOptions {
+  endpoints: readonly Endpoint[];
+  /** how the paths under a prefix that nothing serves are refused (the dashboard's page) */
+  fallbacks: readonly Fallback[];
   logger: Logger;
   trustedProxies: TrustedProxies;
   usage: Pick<UsageRecorder, 'record'>;
   /** told of every answered request (GET /metrics on the internal port) */
   metrics: { request(answered: AnsweredRequest): void };
-  /** true once the process is stopping: every answer then closes its connection, so no client keeps one to it */
-  stopping?: () => boolean;
 }
 
-/** A path no surface serves: the API's 404 in the envelope, with CORS as on the data endpoints. */
-const UNMATCHED: Place = { path: '', template: 'unmatched', cors: true, routes: null, paramPatterns: null, serve: unknownEndpoint, render: envelopeOf };
-
-export type Router = (pathname: string) => { place: Place; params: Readonly<Record<string, string>> } | null;
-
-/**
- * One router over every place. Empty segments are ignored (`//latest/` is `/latest`, `/docs/` is
- * `/docs`), literal segments win over parameters, and a parameter's pattern that fails leaves the
- * path unmatched. A segment that does not decode to text (bad UTF-8, NUL, a lone surrogate) is 400
- * whatever the path.
- */
-export function createRouter(places: readonly Place[]): Router {
-  const router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: MAX_HEADER_BYTES });
-  // Matched by path alone, so every place is filed under one method: each answers methods itself (405 with its Allow).
-  for (const place of places) router.on('GET', place.path, () => undefined, place);
-  return (pathname) => {
-    if (pathname.includes('%')) for (const segment of pathname.split('/')) decodePathSegment(segment);
-    const found = router.find('GET', pathname);
-    if (found === null) return null;
-    const place = found.store as Place;
-    const params = found.params as Record<string, string>;
-    for (const name in place.paramPatterns) if (!place.paramPatterns[name]!.test(params[name]!)) return null;
-    return { place, params };
-  };
-}
-
-/** Finds the request's place; what a place refuses is thrown later, inside the refusals' step. */
-export function locate(router: Router): Step {
-  return (exchange, next) => {
-    let found: ReturnType<Router>;
-    try {
-      found = router(exchange.request.url.pathname);
-    } catch (error) {
-      if (!(error instanceof BadRequestError)) throw error;
-      exchange.place = { ...UNMATCHED, serve: () => Promise.reject(error) };
-      return next(exchange);
-    }
-    const place = found?.place ?? UNMATCHED;
-    exchange.place = place;
-    exchange.path = place.routes;
-    if (found) exchange.params = found.params;
-    return next(exchange);
-  };
-}
-
-/** The place's own steps. */
-const dispatch: Step = (exchange) => exchange.place!.serve(exchange);
+const unknownEndpoint = (exchange: Exchange) => `Unknown endpoint ${exchange.request.url.pathname}; see the documentation for the endpoints`;
 
 /** The public listener's steps, in the order a request meets them. */
-export function edgeSteps(options: EdgeOptions): Step[] {
+export function publicSteps(options: PublicEdgeOptions): Step[] {
   return [
     requestId,
     observe(options.usage, options.metrics),
-    locate(createRouter(options.places)),
     corsHeaders,
     renderRefusals(options.logger),
+    locate(createRouter(options.endpoints, options.fallbacks)),
     identifyClient(options.trustedProxies),
     requireHttps,
+    answerMethods(unknownEndpoint),
     dispatch,
   ];
 }
 
-/** Runs a request through the steps; its answer's headers end up in `headers`, beside the request's own. */
-export function createPipeline(steps: readonly Step[]): (request: RestRequest) => Promise<Exchange> {
+/** The internal port's steps: its refusals rendered by `render`, its paths routed as the public listener's. */
+export function internalSteps(options: { endpoints: readonly Endpoint[]; render: Endpoint['render']; logger: Logger }): Step[] {
+  return [
+    requestId,
+    renderRefusals(options.logger, options.render),
+    locate(createRouter(options.endpoints)),
+    answerMethods((exchange) => `Nothing is served at ${exchange.request.url.pathname} on the internal port`),
+    dispatch,
+  ];
+}
+
+/** Runs a request through the steps: its answer, with the exchange's headers beside the answer's own. */
+export function createPipeline(steps: readonly Step[], logger: Logger): (request: RestRequest) => Promise<Exchange> {
   const run = compose(steps);
   return async (request) => {
     const exchange = new Exchange(request, performance.now());
-    await run(exchange);
-    const { headers, answer } = exchange;
-    Object.assign(headers, answer!.headers);
-    // an answer of text names its type (a page, a script); JSON is the API's, a CSV brings its own
-    if (typeof answer!.body === 'string') headers['Content-Type'] ??= 'application/json; charset=utf-8';
+    try {
+      await run(exchange);
+    } catch (error) {
+      // Last resort, for a fault outside every step's refusals: logged, and answered as one.
+      logger.error({ err: error, requestId: exchange.requestId }, 'answering a request failed');
+      exchange.answer = envelopeOf(null, exchange);
+    }
     return exchange;
   };
 }
 
-/** The public listener's handler and the fetch adapter, both onto the one pipeline. */
-export function createEdge(options: EdgeOptions) {
-  const serve = createPipeline(edgeSteps(options));
-  // eslint-disable-next-line @typescript-eslint/unbound-method -- the adapter's fetch is an arrow function, safe to hand on
-  return { node: nodeListener(serve, options.logger, options.stopping ?? (() => false)), fetch: fetchAdapter(serve).fetch };
+/** The fetch Response for an exchange's answer. */
+function responseOf(exchange: Exchange, stopping: boolean): Response {
+  const answer: Answer = exchange.answer!;
+  const headers: Record<string, string> = { ...exchange.headers, ...answer.headers };
+  const { body } = answer;
+  if (typeof body === 'string') {
+    // an answer of text names its type (a page, a script); JSON is the API's
+    headers['Content-Type'] ??= 'application/json; charset=utf-8';
+    // sent whole with its length, not in chunks (a HEAD answer gives the GET's length)
+    headers['Content-Length'] = String(Buffer.byteLength(body));
+  } else if (body instanceof Uint8Array) {
+    headers['Content-Length'] = String(body.byteLength);
+  }
+  // Asked when the answer is written, so a request that came in before the stop began closes too.
+  if (stopping) headers.Connection = 'close';
+  const sent = exchange.request.method === 'HEAD' || body === null ? null : body instanceof CsvBody ? Readable.from(body.rows(), { objectMode: false }) : body;
+  return new Response(sent as BodyInit | null, { status: answer.status, headers });
 }
 
-type Serve = (request: RestRequest) => Promise<Exchange>;
-
-/** Node's request, read through a thin view: no Request or Response is built on the listener's path. */
-class NodeRequest implements RestRequest {
-  constructor(
-    private readonly req: IncomingMessage,
-    readonly url: URL,
-  ) {}
-  get method(): string {
-    return this.req.method ?? 'GET';
-  }
-  header(name: string): string | null {
-    const value = this.req.headers[name];
-    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-  }
-  repeated(name: string): boolean {
-    // Node keeps the first of some repeated fields (Authorization among them) and drops the rest.
-    const raw = this.req.rawHeaders;
-    let seen = 0;
-    for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name && ++seen > 1) return true;
-    return false;
-  }
-  body(limit: number): Promise<string> {
-    return readLimited(this.req, limit);
-  }
-  get remoteAddress(): string | undefined {
-    return this.req.socket.remoteAddress;
-  }
-  get connection(): object {
-    return this.req.socket;
-  }
-  get encrypted(): boolean {
-    return (this.req.socket as { encrypted?: boolean }).encrypted === true;
-  }
+export interface EdgeOptions {
+  logger: Logger;
+  /** true once the process is stopping: every answer then closes its connection, so no client keeps one to it */
+  stopping?: () => boolean;
 }
 
-/**
- * Headers as the flat [name, value, …] list writeHead also takes: Node then writes them as they
- * are rather than storing each one first.
- */
-function headerList(headers: Record<string, string>): string[] {
-  const list: string[] = [];
-  for (const name in headers) list.push(name, headers[name]!);
-  return list;
+/** A listener's handler: node:http's request listener, and `fetch(request, context)` for tests. */
+export function createEdge(steps: readonly Step[], { logger, stopping = () => false }: EdgeOptions) {
+  const serve = createPipeline(steps, logger);
+  return createServerAdapter<ServerContext>(async (request, context) => responseOf(await serve(new EdgeRequest(request, context)), stopping()));
 }
 
-/** The request's URL, or null once it has been refused in the envelope (and logged) for its target or Host. */
-function acceptedUrl(req: IncomingMessage, res: ServerResponse, logger: Logger): URL | null {
-  try {
-    return requestUrl(req);
-  } catch (error) {
-    if (!(error instanceof BadRequestError)) throw error;
-    const clientId = req.headers['x-request-id'];
-    // The connection is closed after the answer: what follows on it cannot be trusted to start a new request.
-    const { status, headers, body } = refusal(error.code, error.message, requestIdFrom(typeof clientId === 'string' ? clientId : null));
-    logger.debug({ requestId: headers['X-Request-Id'], target: req.url, status }, 'request target refused');
-    res.writeHead(status, headers);
-    res.end(body);
-    return null;
-  }
-}
-
-/** The public listener's handler. */
-function nodeListener(serve: Serve, logger: Logger, stopping: () => boolean): RequestListener {
-  return (req, res) => {
-    const url = acceptedUrl(req, res, logger);
-    if (!url) return;
-    serve(new NodeRequest(req, url)).then(
-      ({ answer, headers, request }) => {
-        const list = headerList(headers);
-        // A text body is sent whole with its length, not in chunks (a HEAD answer gives the GET's length).
-        if (typeof answer!.body === 'string') list.push('Content-Length', String(Buffer.byteLength(answer!.body)));
-        // Asked when the answer is written, so a request that came in before the stop began closes too.
-        if (stopping()) list.push('Connection', 'close');
-        res.writeHead(answer!.status, list);
-        const body = request.method === 'HEAD' ? null : answer!.body;
-        if (body instanceof CsvBody) {
-          // Row by row, waiting whenever the socket's buffer is full.
-          pipeline(Readable.from(body.rows(), { objectMode: false }), res).catch((error: unknown) => logger.debug({ err: error }, 'a CSV answer was cut off'));
-        } else {
-          res.end(body ?? undefined);
-        }
-      },
-      (error: unknown) => {
-        // Last resort, for a fault no step foresaw: logged, and the connection closed rather than the process.
-        logger.error({ err: error }, 'answering a request failed');
-        res.destroy();
-      },
-    );
-  };
-}
-
-/** What @whatwg-node/server passes along from node:http, or a test in place of a socket. */
-export interface FetchContext {
-  req?: { socket?: { remoteAddress?: string; encrypted?: boolean } };
-}
-
-class FetchRequest implements RestRequest {
-  readonly method: string;
-  readonly url: URL;
-  readonly remoteAddress: string | undefined;
-  readonly encrypted: boolean;
-  readonly connection: object | null;
-  constructor(
-    private readonly request: Request,
-    context: FetchContext | undefined,
-  ) {
-    this.method = request.method;
-    this.url = new URL(request.url);
-    this.remoteAddress = context?.req?.socket?.remoteAddress;
-    this.encrypted = context?.req?.socket?.encrypted === true;
-    this.connection = context?.req?.socket ?? null;
-  }
-  header(name: string): string | null {
-    return this.request.headers.get(name);
-  }
-  repeated(name: string): boolean {
-    // The fetch API joins repeated fields with ", "; the fields asked about (credentials) hold no comma.
-    return this.request.headers.get(name)?.includes(',') === true;
-  }
-  async body(limit: number): Promise<string> {
-    return this.request.body ? readLimited(this.request.body as AsyncIterable<Uint8Array>, limit) : '';
-  }
-}
-
-/** A CSV body as a byte stream, pulled row by row. */
-const csvStream = (body: CsvBody): ReadableStream => Readable.toWeb(Readable.from(body.rows(), { objectMode: false })) as ReadableStream;
-
-/** `fetch(url, init, context)` or `fetch(request, context)`, answered by the same pipeline (for tests). */
-function fetchAdapter(serve: Serve) {
-  return createServerAdapter<FetchContext>(async (request: Request, context: FetchContext) => {
-    const { answer, headers } = await serve(new FetchRequest(request, context));
-    const body = request.method === 'HEAD' ? null : answer!.body;
-    return new Response(body instanceof CsvBody ? csvStream(body) : body, { status: answer!.status, headers });
-  });
-}
-
-/**
- * The internal port's handler: the same judgement of the target and Host, then the internal
- * endpoint (src/internal/app.ts) with the target in origin-form (its adapter builds its URL from
- * the Host and the target, and cannot from an absolute one) and an X-Request-Id.
- */
-export function internalListener(handler: RequestListener, logger: Logger): RequestListener {
-  return (req, res) => {
-    const url = acceptedUrl(req, res, logger);
-    if (!url) return;
-    req.url = url.pathname + url.search;
-    const clientId = req.headers['x-request-id'];
-    res.setHeader('X-Request-Id', requestIdFrom(typeof clientId === 'string' ? clientId : null));
-    handler(req, res);
-  };
-}
+export type Edge = ReturnType<typeof createEdge>;

@@ -12,9 +12,7 @@ import type { OpenDatabase } from './db/connect.js';
 import { openLeaderLock } from './db/leader-lock.js';
 import { migrateStore } from './db/migrate.js';
 import { listenerLimitsOf } from './http/limits.js';
-import { internalListener } from './edge.js';
 import { closeListener, createListener, listen } from './http/server.js';
-import { READY_PATH } from './internal/readiness.js';
 import { ServiceMetrics } from './metrics.js';
 import { PUBLICATION_SCHEDULE, RBA_LEADER_LOCK, startRbaScheduler } from './jobs/rba-scheduler.js';
 import { loadOperatorToken, removeServiceFile, writeServiceFile } from './service-file.js';
@@ -40,18 +38,11 @@ export async function start(config: Config, opening: Opening): Promise<void> {
   logger.info({ days: history.days.length, values: history.values, newestDate: history.newestDate }, 'rates loaded into memory');
   const listenerOptions = { limits: listenerLimitsOf(config), logger: app.logger };
   const { readiness } = app;
-  const publicServer = createListener(app.web.node, {
+  const publicServer = createListener(app.web, {
     ...listenerOptions,
     ...(config.TLS_CERT_FILE ? { tls: { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE!) } } : {}),
   });
-  const internalServer = createListener(
-    internalListener((req, res) => {
-      if (req.url === READY_PATH) return readiness.answer(req, res);
-      if (!readiness.ready) res.setHeader('Connection', 'close');
-      void app.internal(req, res);
-    }, app.logger),
-    listenerOptions,
-  );
+  const internalServer = createListener(app.internal, listenerOptions);
   const publicUrl = await listen(publicServer, config.PORT, config.HOST);
   const internalUrl = await listen(internalServer, config.INTERNAL_PORT, config.INTERNAL_HOST);
   writeServiceFile(config.DATA_DIR, { pid: process.pid, publicUrl, internalUrl: `${internalUrl}/graphql` });

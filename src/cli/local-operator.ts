@@ -1,7 +1,6 @@
 // Operator commands run in this process, on a database opened here, when no service runs on
 // DATA_DIR (D33 in docs/decisions.md). Loaded only then: beside a running service a command needs
 // none of the service's modules, and starts in a fraction of the time.
-import { execute, GraphQLError, parse, specifiedRules, validate, type DocumentNode } from 'graphql';
 import { createServices } from '../app.js';
 import type { Config } from '../config.js';
 import { startChangeFeed } from '../db/change-feed.js';
@@ -10,10 +9,11 @@ import { migrateStore } from '../db/migrate.js';
 import { DomainError } from '../errors.js';
 import type { TadaDocumentNode } from '../graphql.js';
 import { operationLimitRules } from '../internal/limits.js';
-import { createContext, OPERATOR } from '../schema/context.js';
+import { OPERATOR } from '../schema/context.js';
+import { createExecutor } from '../schema/executor.js';
 import { schema } from '../schema/index.js';
 import { keepDataDirPrivate } from '../service-file.js';
-import { dataOrThrow, OperatorError, type GraphQLResponse, type OperatorClient } from './operator-client.js';
+import { OperatorError, type GraphQLResponse, type OperatorClient } from './operator-client.js';
 import { POSTGRES_BACKUP } from './backup.js';
 
 export async function openLocalOperator(config: Config): Promise<OperatorClient> {
@@ -26,30 +26,20 @@ export async function openLocalOperator(config: Config): Promise<OperatorClient>
   // Other processes on a shared Postgres must hear of revocations and imports made here.
   const changes = await startChangeFeed(target, (error) => console.error(error));
   const { services } = createServices(db, changes, config);
-  /** As the internal endpoint would: checked against the schema and its limits, run. */
-  const executeHere = async (document: DocumentNode, variables?: Record<string, unknown>) => {
-    const invalid = validate(schema, document, [...specifiedRules, ...operationLimitRules]);
-    if (invalid.length > 0) return { errors: invalid };
-    return execute({ schema, document, contextValue: createContext(services, OPERATOR), variableValues: variables });
-  };
-  const executeText = async (text: string, variables?: Record<string, unknown>) => {
-    let parsed;
-    try {
-      parsed = parse(text);
-    } catch (error) {
-      if (error instanceof GraphQLError) return { errors: [error] };
-      throw error;
-    }
-    return executeHere(parsed, variables);
-  };
+  const executor = createExecutor(schema, services);
   return {
     async run<Result, Variables extends Record<string, unknown>>(document: TadaDocumentNode<Result, Variables>, variables: Variables) {
-      const result = await executeHere(document, variables);
-      const original = result.errors?.[0]?.originalError;
-      if (original && !(original instanceof DomainError)) throw original;
-      return dataOrThrow<Result>(result);
+      try {
+        return (await executor.run(document, variables, OPERATOR)).data;
+      } catch (error) {
+        // A refusal is the command's answer, as the internal endpoint would give it; anything else is a fault.
+        if (error instanceof DomainError) throw new OperatorError(error.message);
+        throw error;
+      }
     },
-    execute: async (document, variables) => JSON.parse(JSON.stringify(await executeText(document, variables))) as GraphQLResponse,
+    // As the internal endpoint would: checked against the schema and its operation limits, run.
+    execute: async (document, variables) =>
+      JSON.parse(JSON.stringify(await executor.runText(document, variables, OPERATOR, operationLimitRules))) as GraphQLResponse,
     async backup() {
       if (!snapshot) throw new OperatorError(POSTGRES_BACKUP);
       return Buffer.from(await (await snapshot()).arrayBuffer());

@@ -114,11 +114,12 @@ function serviceClient(config: Config, running: ServiceFile): OperatorClient {
   };
 }
 
-/** The `error` of a JSON answer, if it is one. */
+/** The first error's message of a refusal in GraphQL's shape, if it is one. */
 function errorOf(bytes: Buffer): string | null {
   try {
-    const { error } = JSON.parse(bytes.toString('utf8')) as { error?: unknown };
-    return typeof error === 'string' ? error : null;
+    const { errors } = JSON.parse(bytes.toString('utf8')) as { errors?: { message?: unknown }[] };
+    const message = errors?.[0]?.message;
+    return typeof message === 'string' ? message : null;
   } catch {
     return null;
   }

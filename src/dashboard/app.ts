@@ -4,7 +4,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { stringifySetCookie } from 'cookie';
-import { execute, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { VNode } from 'preact';
 import type { Logger } from 'pino';
 import type { Account } from '../db/database.js';
@@ -12,12 +11,12 @@ import { CURRENCY_CODES, PUBLISHED_CODES } from '../domain/currencies.js';
 import { PLAN_LIMITS, PLANS_WITH_ALERTS, PLANS_WITH_WEBHOOKS } from '../domain/plans.js';
 import { BadRequestError, DomainError, ForbiddenError, NotFoundError, SignInRequiredError } from '../errors.js';
 import type { Refused } from '../http/error-status.js';
-import { MethodNotAllowedError } from '../http/http-errors.js';
 import { csrfTokenOf, isCsrfTokenOf, sessionCookieName, sessionTokenOf } from '../http/session-cookie.js';
-import { graphql, type ResultOf, type VariablesOf } from '../graphql.js';
+import { graphql, type ResultOf, type TadaDocumentNode, type VariablesOf } from '../graphql.js';
 import type { Peer } from '../rest/client-address.js';
-import type { Answer, Exchange, Place, RestRequest } from '../rest/exchange.js';
-import { ANONYMOUS, createContext, releaseContext, type SessionViewer } from '../schema/context.js';
+import type { Answer, Endpoint, Exchange, Fallback, RestRequest } from '../rest/exchange.js';
+import { ANONYMOUS, type SessionViewer } from '../schema/context.js';
+import { VariableRefusedError, type Executor } from '../schema/executor.js';
 import type { Services } from '../services.js';
 import { authenticateSession, isTokenShaped, SIGN_IN_LINK_MINUTES, SIGN_IN_PATH } from '../schema/session.js';
 import {
@@ -49,7 +48,7 @@ import { ALERT_PAUSE_PATH } from '../mail/alert-links.js';
 import { DeleteSubscriptionPage, inPlainWords, WebhooksPage, type CreateForm, type WebhooksData, type WebhooksNotice } from './webhooks-page.js';
 
 export interface DashboardOptions {
-  schema: GraphQLSchema;
+  executor: Executor;
   services: Services;
   logger: Logger;
   /** where the Plan page sends a customer who wants another plan */
@@ -329,30 +328,23 @@ function refusalTitle(status: number): string {
 }
 
 /**
- * The dashboard's pages as places of the edge's router (src/edge.ts), which has given the request
- * its id, its client and D20's verdict by the time a page runs.
+ * The dashboard's pages as endpoints of the edge's router (src/edge.ts), which has given the request
+ * its id, its client and D20's verdict by the time a page runs, and the page that refuses an
+ * address under /dashboard that no page has.
  */
-export function dashboardPlaces({ schema, services, logger, planChange }: DashboardOptions): Place[] {
-  for (const [name, document] of Object.entries(DOCUMENTS) as [Operation, DocumentNode][]) {
-    const errors = validate(schema, document);
-    if (errors.length > 0) throw new Error(`Dashboard operation ${name}: ${errors.map((e) => e.message).join('; ')}`);
-  }
+export function dashboardEndpoints({ executor, services, logger, planChange }: DashboardOptions): { endpoints: Endpoint[]; fallback: Fallback } {
+  executor.check(DOCUMENTS);
 
   async function run<O extends Operation>(operation: O, variables: VariablesOf<(typeof DOCUMENTS)[O]>, session: SessionViewer | null): Promise<DataOf<O>> {
-    const contextValue = createContext(services, session ?? ANONYMOUS);
-    let result: Awaited<ReturnType<typeof execute>>;
+    const document = DOCUMENTS[operation] as TadaDocumentNode<DataOf<O>, VariablesOf<(typeof DOCUMENTS)[O]>>;
     try {
-      result = await execute({ schema, document: DOCUMENTS[operation], contextValue, variableValues: variables });
-    } finally {
-      releaseContext(contextValue);
+      return (await executor.run(document, variables, session ?? ANONYMOUS)).data;
+    } catch (error) {
+      // A form can make a variable the schema refuses only with text the store cannot hold (a NUL, for one).
+      if (error instanceof VariableRefusedError)
+        throw new BadRequestError('A field holds text that cannot be stored (such as a NUL character). Remove it and try again.');
+      throw error;
     }
-    const error = result.errors?.[0];
-    // Without a path the error is the request's own: a variable refused while coerced, which a
-    // form can cause only with text the store cannot hold (a NUL, for one).
-    if (error && error.path === undefined)
-      throw new BadRequestError('A field holds text that cannot be stored (such as a NUL character). Remove it and try again.');
-    if (error) throw error.originalError ?? error;
-    return result.data as DataOf<O>;
   }
 
   const page = (status: number, node: VNode, headers: Record<string, string> = {}): Answer => ({
@@ -775,10 +767,8 @@ export function dashboardPlaces({ schema, services, logger, planChange }: Dashbo
     },
   };
 
-  async function servePage(methods: Partial<Record<'GET' | 'POST', Handler>>, exchange: Exchange): Promise<void> {
+  async function servePage(handler: Handler, exchange: Exchange): Promise<void> {
     const { request } = exchange;
-    const handler = methods[request.method as 'GET' | 'POST'];
-    if (!handler) throw new MethodNotAllowedError(Object.keys(methods).join(', '), `This page answers ${Object.keys(methods).join(' and ')} only.`);
     const cookie = sessionTokenOf(request.header('cookie'), exchange.https);
     const session = cookie ? await authenticateSession(services, cookie) : null;
     exchange.session = session;
@@ -806,28 +796,33 @@ export function dashboardPlaces({ schema, services, logger, planChange }: Dashbo
     return page(status, MessagePage({ assets: ASSETS, title: refusalTitle(status), message, requestId: exchange.requestId }), headers);
   }
 
-  const place = (path: string, serve: Place['serve']): Place => ({
+  const endpoint = (method: 'GET' | 'POST', path: string, serve: Endpoint['serve']): Endpoint => ({
+    method,
     path,
     template: path,
     cors: false,
-    routes: null,
+    auth: 'none',
+    name: null,
+    route: null,
     paramPatterns: null,
     serve,
     render: refusalPage,
   });
-  return [
-    ...Object.entries(pages).map(([path, methods]) => place(path, (exchange) => servePage(methods, exchange))),
-    ...[...STATIC_ASSETS].map(([path, asset]) =>
-      place(path, (exchange) => {
-        if (exchange.request.method !== 'GET' && exchange.request.method !== 'HEAD') throw new MethodNotAllowedError('GET, HEAD');
-        exchange.answer = {
-          status: 200,
-          body: asset.body,
-          headers: { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' },
-        };
-        return Promise.resolve();
-      }),
-    ),
-    { ...place('/dashboard/*', () => Promise.reject(new NotFoundError('There is no dashboard page at this address.'))), template: 'unmatched' },
-  ];
+  const pageEndpoints = Object.entries(pages).flatMap(([path, methods]) =>
+    (Object.entries(methods) as ['GET' | 'POST', Handler][]).map(([method, handler]) => endpoint(method, path, (exchange) => servePage(handler, exchange))),
+  );
+  const assetEndpoints = [...STATIC_ASSETS].map(([path, asset]) =>
+    endpoint('GET', path, (exchange) => {
+      exchange.answer = {
+        status: 200,
+        body: asset.body,
+        headers: { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' },
+      };
+      return Promise.resolve();
+    }),
+  );
+  return {
+    endpoints: [...pageEndpoints, ...assetEndpoints],
+    fallback: { prefix: '/dashboard/', render: refusalPage, notFound: 'There is no dashboard page at this address.' },
+  };
 }

@@ -10,6 +10,8 @@ import { ConfigError } from '../config.js';
 import { MAX_HEADER_BYTES, type ListenerLimits } from './limits.js';
 import { refusal, refusalBytes } from './refusal.js';
 import { requestIdFrom } from './request-id.js';
+import { requestUrl } from './request-target.js';
+import { BadRequestError } from '../errors.js';
 
 /** how long a refused connection keeps reading what the client still sends before it is closed */
 const LINGER_MS = 2_000;
@@ -21,7 +23,36 @@ export interface ListenerOptions {
   tls?: { cert: Buffer; key: Buffer };
 }
 
-export function createListener(handler: RequestListener, { limits, logger, tls }: ListenerOptions): Server {
+/**
+ * The request target and Host are judged here, once, before the edge makes a fetch Request of
+ * them (src/http/request-target.ts): a target that is no path, or a missing, repeated or malformed
+ * Host, is refused in the envelope; an absolute-form target is handed on as its path.
+ */
+/** A listener's handler: the edge (src/edge.ts), whose answer may come later. */
+export type Handler = (req: IncomingMessage, res: ServerResponse) => unknown;
+
+function judgingTargets(handler: Handler, logger: Logger): RequestListener {
+  return (req, res) => {
+    let url: URL;
+    try {
+      url = requestUrl(req);
+    } catch (error) {
+      if (!(error instanceof BadRequestError)) throw error;
+      const clientId = req.headers['x-request-id'];
+      // The connection is closed after the answer: what follows on it cannot be trusted to start a new request.
+      const { status, headers, body } = refusal(error.code, error.message, requestIdFrom(typeof clientId === 'string' ? clientId : null));
+      logger.debug({ requestId: headers['X-Request-Id'], target: req.url, status }, 'request target refused');
+      res.writeHead(status, headers);
+      res.end(body);
+      return;
+    }
+    req.url = url.pathname + url.search;
+    void handler(req, res);
+  };
+}
+
+export function createListener(edge: Handler, { limits, logger, tls }: ListenerOptions): Server {
+  const handler = judgingTargets(edge, logger);
   const settings = {
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,

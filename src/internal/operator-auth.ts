@@ -23,10 +23,10 @@ export class OperatorAuth {
   }
 
   /** The bearer token of `Authorization`, or the session cookie. */
-  allows(request: Request): boolean {
-    const bearer = /^Bearer (.+)$/.exec(request.headers.get('authorization') ?? '')?.[1];
+  allows(authorization: string | null, cookies: string | null): boolean {
+    const bearer = /^Bearer (.+)$/.exec(authorization ?? '')?.[1];
     if (bearer !== undefined) return this.isToken(bearer);
-    const cookie = (request.headers.get('cookie') ?? '')
+    const cookie = (cookies ?? '')
       .split(';')
       .map((part) => part.trim().split('='))
       .find(([name]) => name === SESSION_COOKIE)?.[1];

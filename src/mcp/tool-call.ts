@@ -1,65 +1,52 @@
-// A tool call answered by its twin route (D40 in docs/decisions.md): the arguments become the
-// twin's request, its operation runs with the key's viewer, its `respond` makes the body, and a
-// success takes its unit exactly as the REST request would (D17, D36: granted, and committed, before
-// the answer leaves; 429 last, as D11 orders). Every refusal the twin can give is a tool result with
+// A tool call answered by its twin route (D40 in docs/decisions.md). The tool's arguments are its
+// twin's parameters: its input schema is made from the twin's own zod schemas, and a call becomes
+// the twin's request (the path's parameters in its path, the others in its query string, as a REST
+// client would write them), answered by the same steps as the REST endpoint once its key is known:
+// the quota's headers, the limits (a success takes its unit exactly as the REST request would, D17,
+// D36), freshness and the operation. Every refusal the twin can give is a tool result with
 // `isError` whose text is the REST error envelope; an unknown tool is a JSON-RPC error.
 import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from 'pino';
-import { z, type ZodError, type ZodType } from 'zod';
+import { z, type ZodType } from 'zod';
 import { BadRequestError } from '../errors.js';
-import { stringify } from '../json.js';
-import type { Exchange } from '../rest/exchange.js';
-import type { RequestLimits } from '../rest/limits.js';
+import { Exchange, type Endpoint, type Next, type RestRequest, type Step } from '../rest/exchange.js';
+import { Param, type NamedValues } from '../rest/params.js';
 import type { Route } from '../rest/route.js';
-import { refusalOf } from '../http/error-status.js';
-import { envelopeOf } from '../rest/steps/errors.js';
-import { staleHeaders } from '../rest/steps/freshness.js';
-import type { RouteRunner, SentRequest } from '../rest/steps/operation.js';
-import type { ArgumentValue, ToolArgument, ToolDefinition } from './tools.js';
+import type { ToolDefinition } from './tools.js';
 
 /** What a call gave: its twin's JSON body (or error envelope), and the status the twin would have answered with. */
 export interface ToolOutcome {
   tool: string;
   status: number;
-  text: string;
-  isError: boolean;
+  result: CallToolResult;
 }
-
-/**
- * The call's result as JSON text: the twin's body as text and, on success, as the structured
- * content too. Written around the body's text so that a large body is not parsed and written again.
- */
-export function resultJsonOf({ text, isError }: ToolOutcome): string {
-  const content = `[{"type":"text","text":${JSON.stringify(text)}}]`;
-  return isError ? `{"content":${content},"isError":true}` : `{"content":${content},"structuredContent":${text}}`;
-}
-
-/** The same result as the SDK's server returns it. */
-export const resultOf = (outcome: ToolOutcome) => JSON.parse(resultJsonOf(outcome)) as CallToolResult;
 
 interface PreparedTool {
   definition: ToolDefinition;
   route: Route;
-  input: ZodType<Record<string, ArgumentValue | undefined>>;
-}
-
-export interface ToolCallOptions {
-  definitions: readonly ToolDefinition[];
-  table: readonly Route[];
-  run: RouteRunner;
-  limits: Pick<RequestLimits, 'admit' | 'standing'>;
-  clock: () => Date;
-  logger: Logger;
+  /** the twin as the steps see it */
+  endpoint: Endpoint;
+  /** the names the twin takes in its path */
+  pathNames: readonly string[];
+  /** every name it takes, its path's first */
+  argumentNames: readonly string[];
 }
 
 const JSON_SCHEMA = { target: 'draft-7', unrepresentable: 'throw' } as const;
 
 /**
- * The twin's response schema as an agent reads it: the REST document's descriptions without their
- * references to the project's own notes (decision numbers, docs/api.md sections).
+ * A schema as an agent reads it: the REST document's descriptions without their references to the
+ * project's own notes, and a list of codes or an amount in the JSON an agent writes (an array, a
+ * number) as well as in the text of a query string.
  */
 function forAgents(schema: ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const generated = z.toJSONSchema(schema, { ...JSON_SCHEMA, io }) as Record<string, unknown>;
+  const generated = z.toJSONSchema(schema, {
+    ...JSON_SCHEMA,
+    io,
+    override: ({ zodSchema, jsonSchema }) => {
+      if ((zodSchema as unknown) === Param.codes) Object.assign(jsonSchema, { type: ['array', 'string'], items: { type: 'string' } });
+      if ((zodSchema as unknown) === Param.amount) Object.assign(jsonSchema, { type: ['number', 'string'] });
+    },
+  }) as Record<string, unknown>;
   delete generated.$schema;
   const { $ref, definitions, ...inline } = generated;
   // A schema with an id comes as a reference to itself among the definitions; a tool's must be the object itself.
@@ -75,90 +62,152 @@ function forAgents(schema: ZodType, io: 'input' | 'output'): Record<string, unkn
   }) as Record<string, unknown>;
 }
 
-/** The first problem with the arguments, named as the tool's description names them. */
-function argumentFault(error: ZodError, tool: ToolDefinition, args: unknown): string {
-  const issue = error.issues[0]!;
-  const expected = Object.keys(tool.arguments);
-  if (issue.code === 'unrecognized_keys') {
-    const takes = expected.length > 0 ? `it takes ${expected.join(', ')}` : 'it takes none';
-    return `Unknown argument '${issue.keys[0]}' for ${tool.name}: ${takes}`;
-  }
-  const name = issue.path[0];
-  const argument = typeof name === 'string' ? tool.arguments[name] : undefined;
-  if (typeof name !== 'string' || !argument) return `The arguments of ${tool.name} must be an object`;
-  return typeof args === 'object' && args !== null && !(name in args)
-    ? `Argument '${name}' is required: ${argument.expects}`
-    : `Argument '${name}' must be ${argument.expects}`;
+/** The twin's parameters, its path's first, as one object of arguments. */
+const argumentsOf = (route: Route): NamedValues => z.object({ ...route.params?.shape, ...route.query?.shape });
+
+/** An argument's JSON as its twin's parameter text: a list of codes comma-separated, a number as written. */
+function argumentText(name: string, value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value.join(',');
+  throw new BadRequestError(`Argument '${name}' must be text, a number or a list of text, as its parameter of the REST API`);
 }
 
-/** The arguments as the twin's request: its path parameters, and its query as the REST client would write it. */
-function twinRequest(tool: ToolDefinition, args: Record<string, ArgumentValue | undefined>): SentRequest {
-  const params: Record<string, string> = {};
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(args)) {
-    if (value === undefined) continue;
-    const text = Array.isArray(value) ? value.join(',') : String(value);
-    if (tool.arguments[name]!.inPath) params[name] = text;
-    else search.set(name, text);
+/** The twin's request: GET of its path and query, on the connection the call came on. */
+class TwinRequest implements RestRequest {
+  readonly method = 'GET';
+  readonly fetchRequest = null;
+  constructor(
+    readonly url: URL,
+    private readonly call: RestRequest,
+  ) {}
+  header(): string | null {
+    return null;
   }
-  return { params, search, body: null };
+  repeated(): boolean {
+    return false;
+  }
+  body(): Promise<string> {
+    return Promise.resolve('');
+  }
+  get remoteAddress(): string | undefined {
+    return this.call.remoteAddress;
+  }
+  get connection(): object | null {
+    return this.call.connection;
+  }
+  get encrypted(): boolean {
+    return this.call.encrypted;
+  }
 }
 
-const inputOf = (args: Readonly<Record<string, ToolArgument>>) =>
-  z.strictObject(Object.fromEntries(Object.entries(args).map(([name, a]) => [name, a.required ? a.schema : a.schema.optional()])));
+/** The headers of the twin's answer that the call's HTTP answer carries too: the quota's, the stale data's, when to retry. */
+const PASSED_ON = /^(X-RateLimit-|X-Data-Stale$|X-RBA-Source-Date$|Retry-After$)/;
 
-const isQuotaHeader = (name: string) => name.startsWith('X-RateLimit-');
+export interface ToolCallOptions {
+  definitions: readonly ToolDefinition[];
+  table: readonly Route[];
+  /** a route as the edge's endpoint (src/rest/pipeline.ts) */
+  endpointOf(route: Route): Endpoint;
+  /**
+   * The twin's steps once its key is known, its refusals rendered as its envelope
+   * (src/rest/pipeline.ts), with `checkArguments` first.
+   */
+  twinSteps(checkArguments: Step): Next;
+}
 
 export class ToolCalls {
   /** the answer to tools/list, made once */
   readonly list: { tools: Tool[] };
   private readonly tools = new Map<string, PreparedTool>();
+  /** a call whose arguments make no request of its twin, and why: refused in the twin's place */
+  private readonly faults = new WeakMap<Exchange, unknown>();
+  private readonly answer: Next;
 
-  constructor(private readonly options: ToolCallOptions) {
+  constructor(options: ToolCallOptions) {
+    this.answer = options.twinSteps((twin, next) => {
+      if (this.faults.has(twin)) throw this.faults.get(twin) as Error;
+      return next(twin);
+    });
     for (const definition of options.definitions) {
       const route = options.table.find((r) => r.name === definition.twin);
       if (!route?.doc) throw new Error(`Tool ${definition.name}: no documented route ${definition.twin}`);
-      this.tools.set(definition.name, { definition, route, input: inputOf(definition.arguments) });
+      const pathNames = Object.keys(route.params?.shape ?? {});
+      const argumentNames = Object.keys(argumentsOf(route).shape);
+      this.tools.set(definition.name, { definition, route, endpoint: options.endpointOf(route), pathNames, argumentNames });
     }
     this.list = {
-      tools: [...this.tools.values()].map(({ definition, route, input }) => ({
+      tools: [...this.tools.values()].map(({ definition, route }) => ({
         name: definition.name,
         title: definition.title,
         description: definition.description,
-        inputSchema: forAgents(input, 'input') as Tool['inputSchema'],
+        inputSchema: forAgents(argumentsOf(route), 'input') as Tool['inputSchema'],
         outputSchema: forAgents(route.doc!.response, 'output') as Tool['outputSchema'],
         annotations: { title: definition.title, readOnlyHint: true, idempotentHint: true, openWorldHint: false },
       })),
     };
   }
 
-  /** whether a tool of this name exists */
-  has(name: string): boolean {
-    return this.tools.has(name);
-  }
-
-  /** Answers one tools/call of this exchange's key; the X-RateLimit-* headers go to the exchange's answer. */
-  async call(name: string, args: unknown, exchange: Exchange): Promise<ToolOutcome> {
+  /** Answers one tools/call of this exchange's key; the twin's quota and freshness headers go to the exchange's answer. */
+  async call(name: string, args: Record<string, unknown>, exchange: Exchange): Promise<ToolOutcome> {
     const tool = this.tools.get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool '${name}': the tools are ${[...this.tools.keys()].join(', ')}`);
-    const viewer = exchange.viewer!;
+    let target: ReturnType<typeof twinTarget> | null = null;
+    let fault: unknown = null;
     try {
-      const parsed = tool.input.safeParse(args ?? {});
-      if (!parsed.success) throw new BadRequestError(argumentFault(parsed.error, tool.definition, args));
-      const { request, data, context } = await this.options.run(tool.route, twinRequest(tool.definition, parsed.data), viewer);
-      const { body, status = 200 } = tool.route.respond(data, request);
-      const text = stringify(body);
-      Object.assign(exchange.headers, await this.options.limits.admit(tool.route, viewer, exchange.peer!.client));
-      if (tool.route.rates) Object.assign(exchange.headers, staleHeaders(await context.rates.history(), this.options.clock()));
-      return { tool: name, status, text, isError: false };
+      target = twinTarget(tool, args, exchange.request.url);
     } catch (error) {
-      const refused = refusalOf(error);
-      if (refused === null) this.options.logger.error({ err: error, requestId: exchange.requestId, tool: name }, 'tool call failed');
-      const answer = envelopeOf(refused, exchange);
-      // As the twin's refusal: it says where the quota stands (a 429 says so itself).
-      const quota = Object.keys(answer.headers).some(isQuotaHeader) ? answer.headers : await this.options.limits.standing(tool.route, viewer);
-      for (const header in quota) if (isQuotaHeader(header)) exchange.headers[header] = quota[header]!;
-      return { tool: name, status: answer.status, text: answer.body as string, isError: true };
+      fault = error;
     }
+    const twin = Object.assign(new Exchange(target ? new TwinRequest(target.url, exchange.request) : exchange.request, exchange.started), {
+      requestId: exchange.requestId,
+      peer: exchange.peer,
+      https: exchange.https,
+      endpoint: tool.endpoint,
+      route: tool.route,
+      params: target?.params ?? {},
+      viewer: exchange.viewer,
+      keyHolder: exchange.keyHolder,
+    });
+    if (target === null) this.faults.set(twin, fault);
+    await this.answer(twin);
+    const { status, body, headers } = twin.answer!;
+    for (const source of [twin.headers, headers]) for (const header in source) if (PASSED_ON.test(header)) exchange.headers[header] = source[header]!;
+    const text = body as string;
+    const result: CallToolResult =
+      status < 400
+        ? { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) as Record<string, unknown> }
+        : { content: [{ type: 'text', text }, ...retryNote(headers['Retry-After'])], isError: true };
+    return { tool: name, status, result };
   }
+}
+
+/** The twin's URL and path parameters for these arguments. */
+function twinTarget(tool: PreparedTool, args: Record<string, unknown>, base: URL): { url: URL; params: Record<string, string> } {
+  const params: Record<string, string> = {};
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(args)) {
+    if (!tool.argumentNames.includes(name)) {
+      const takes = tool.argumentNames.length > 0 ? `it takes ${tool.argumentNames.join(', ')}` : 'it takes none';
+      throw new BadRequestError(`Unknown argument '${name}' for ${tool.definition.name}: ${takes}`);
+    }
+    const text = argumentText(name, value);
+    if (text === undefined) continue;
+    if (tool.pathNames.includes(name)) params[name] = text;
+    else search.set(name, text);
+  }
+  let path = tool.route.path;
+  for (const name of tool.pathNames) {
+    if (params[name] === undefined) throw new BadRequestError(`Missing required parameter '${name}'`);
+    path = path.replace(`:${name}`, encodeURIComponent(params[name]));
+  }
+  const url = new URL(path, base);
+  url.search = search.toString();
+  return { url, params };
+}
+
+/** A refusal that says when to try again says so to the agent too, as Retry-After says it to a REST client. */
+function retryNote(retryAfter: string | undefined): { type: 'text'; text: string }[] {
+  return retryAfter === undefined ? [] : [{ type: 'text', text: `Try again in ${retryAfter} seconds.` }];
 }

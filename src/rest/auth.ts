@@ -8,7 +8,7 @@ import { LRUCache } from 'lru-cache';
 import { findKeyHolderByHash, type KeyHolder } from '../db/api-keys.js';
 import type { Database } from '../db/database.js';
 import { hashKey, keyPrefix } from '../domain/api-key.js';
-import { AccountSuspendedError, InvalidApiKeyError, UnauthorizedError } from '../errors.js';
+import { AccountSuspendedError, InvalidApiKeyError, KeyRestrictedError, UnauthorizedError } from '../errors.js';
 import type { IpAddress } from '../ip-address.js';
 import { checkRestrictions, hasExpired, preparedRestrictions, type CheckedRestrictions, type KeyEndpoint } from '../key-restrictions.js';
 import type { ApiKeyViewer } from '../schema/context.js';
@@ -20,6 +20,12 @@ const MAX_CACHED_KEYS = 10_000;
 interface CachedKey {
   holder: KeyHolder;
   restrictions: CheckedRestrictions;
+}
+
+/** A key that was found: its holder, and the refusal of this request if its key may not make it. */
+export interface KeyCheck {
+  viewer: ApiKeyViewer;
+  refusal: InvalidApiKeyError | KeyRestrictedError | null;
 }
 
 /** What a request is, for its key's restrictions: the route's path and the client's address. */
@@ -41,11 +47,11 @@ export class KeyAuthenticator {
   }
 
   /**
-   * The viewer for an Authorization header; null when none was sent. Throws the 401 errors (an
-   * expired key is one), then 403 key_restricted for a request outside the key's restrictions.
+   * The key an Authorization header names: its holder as a viewer, and why this request may not use
+   * it (an expired key's 401, a restriction's 403) or null. Throws the other 401s (a malformed,
+   * unknown or revoked key, a suspended account), where no key of an account is known.
    */
-  async authenticate(header: string | null, request: KeyedRequest): Promise<ApiKeyViewer | null> {
-    if (header === null) return null;
+  async authenticate(header: string, request: KeyedRequest): Promise<KeyCheck> {
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
     if (!match) throw new InvalidApiKeyError('Malformed Authorization header: use "Authorization: Bearer <API key>"');
     const key = match[1]!;
@@ -56,11 +62,7 @@ export class KeyAuthenticator {
     if (holder.accountStatus === 'suspended') {
       throw new AccountSuspendedError('This account is suspended: its API keys cannot be used until it is reinstated');
     }
-    if (hasExpired(holder.expiresOn, this.clock())) {
-      throw new InvalidApiKeyError(`Invalid API key: it expired on ${holder.expiresOn} (from 00:00 UTC, its expiresOn restriction)`);
-    }
-    checkRestrictions(cached.restrictions, request);
-    return {
+    const viewer: ApiKeyViewer = {
       kind: 'apiKey',
       accountId: holder.accountId,
       keyId: holder.keyId,
@@ -68,6 +70,16 @@ export class KeyAuthenticator {
       billingDay: holder.billingDay,
       monthlyCap: holder.monthlyCap,
     };
+    if (hasExpired(holder.expiresOn, this.clock())) {
+      return { viewer, refusal: new InvalidApiKeyError(`Invalid API key: it expired on ${holder.expiresOn} (from 00:00 UTC, its expiresOn restriction)`) };
+    }
+    try {
+      checkRestrictions(cached.restrictions, request);
+    } catch (error) {
+      if (error instanceof KeyRestrictedError) return { viewer, refusal: error };
+      throw error;
+    }
+    return { viewer, refusal: null };
   }
 
   clear(): void {

@@ -6,8 +6,7 @@
 import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { MethodNotAllowedError } from '../http/http-errors.js';
-import type { Answer, Exchange, Place } from './exchange.js';
+import type { Answer, Endpoint, Exchange } from './exchange.js';
 import { envelopeOf } from './steps/errors.js';
 
 export const OPENAPI_PATH = '/openapi.json';
@@ -26,8 +25,6 @@ export const DOCS_CSP = [
   "base-uri 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
-
-const ALLOW = 'GET, HEAD, OPTIONS';
 
 interface Asset {
   body: string;
@@ -64,10 +61,10 @@ function docsPage(title: string): string {
 }
 
 /**
- * The three paths as places of the edge's router (src/edge.ts); `document` is the OpenAPI document,
- * made once at start-up. No key, never metered, cacheable; a refusal is the envelope.
+ * The three paths as endpoints of the edge's router (src/edge.ts); `document` is the OpenAPI
+ * document, made once at start-up. No key, never metered, cacheable; a refusal is the envelope.
  */
-export function docsPlaces(document: object, title: string): Place[] {
+export function docsEndpoints(document: object, title: string): Endpoint[] {
   const renderer = readFileSync(createRequire(import.meta.url).resolve('@scalar/api-reference/browser/standalone.js'), 'utf8');
   const assets: [string, Asset][] = [
     [
@@ -94,10 +91,13 @@ export function docsPlaces(document: object, title: string): Place[] {
     ],
   ];
   return assets.map(([path, found]) => ({
+    method: 'GET',
     path,
     template: path,
     cors: false,
-    routes: null,
+    auth: 'none',
+    name: null,
+    route: null,
     paramPatterns: null,
     serve: (exchange) => {
       exchange.answer = answer(exchange, found);
@@ -108,8 +108,6 @@ export function docsPlaces(document: object, title: string): Place[] {
 }
 
 function answer({ request }: Exchange, found: Asset): Answer {
-  if (request.method === 'OPTIONS') return { status: 204, body: null, headers: { Allow: ALLOW } };
-  if (request.method !== 'GET' && request.method !== 'HEAD') throw new MethodNotAllowedError(ALLOW, `${request.method} is not allowed here; use ${ALLOW}`);
   const headers = { ...found.headers, ETag: found.etag };
   const matches = request
     .header('if-none-match')

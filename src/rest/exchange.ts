@@ -5,7 +5,6 @@ import type { Refused } from '../http/error-status.js';
 import type { Peer } from './client-address.js';
 import type { CsvBody } from './csv.js';
 import type { ApiKeyViewer, Context, SessionViewer } from '../schema/context.js';
-import type { PathRoutes } from './router.js';
 import type { Route } from './route.js';
 
 /** A request as the steps read it, whichever transport brought it (src/edge.ts). */
@@ -24,38 +23,62 @@ export interface RestRequest {
   readonly connection: object | null;
   /** the request came over TLS to this process */
   readonly encrypted: boolean;
+  /** the fetch Request itself, for an endpoint that hands it on whole (GraphQL, MCP); null for a request made inside the service */
+  readonly fetchRequest: Request | null;
+}
+
+/** The fetch Request behind a request, for an endpoint that hands it on whole. */
+export function fetchRequestOf(request: RestRequest): Request {
+  if (request.fetchRequest === null) throw new Error(`${request.method} ${request.url.pathname} has no fetch Request to hand on`);
+  return request.fetchRequest;
 }
 
 /** What is sent back: shared by identical requests when it comes from the shared answers. */
 export interface Answer {
   status: number;
-  /** JSON text, or the rows of a CSV answer written as they are produced (src/rest/csv.ts) */
-  body: string | CsvBody | null;
+  /** JSON text (or a page's), bytes, or the rows of a CSV answer written as they are produced (src/rest/csv.ts) */
+  body: string | Uint8Array | CsvBody | null;
   /** headers that belong to the answer itself (Cache-Control, the stale headers, Allow, …) */
   headers: Record<string, string>;
   /** the body's ETag, computed once per answer by the etag step */
   etag?: string;
 }
 
+/** The methods an endpoint is registered under; HEAD is answered by GET's, OPTIONS by the edge. */
+export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
 /**
- * A path the edge's router knows (src/edge.ts), and what answers it: a surface's steps, and how the
- * surface renders a refusal (the envelope, or the dashboard's page).
+ * One method on one path, as the edge's router registers it (src/edge.ts), and what answers it: a
+ * surface's steps, and how the surface renders a refusal (the envelope, or the dashboard's page).
  */
-export interface Place {
-  /** the path in the router's syntax: `/latest/:currency`, `/dashboard/*` */
+export interface Endpoint {
+  method: Method;
+  /** the path in the router's syntax: `/latest/:currency` */
   path: string;
-  /** the path as metrics name it: `/{date}/{currency}`; `unmatched` for a path nothing serves */
+  /** the path as metrics name it: `/{date}/{currency}` */
   template: string;
   /** D25 (docs/decisions.md): whether answers carry CORS headers */
   cors: boolean;
-  /** on the REST API's paths: the routes of the path */
-  routes: PathRoutes | null;
+  /** who may ask (src/rest/steps/authenticate.ts): a route's `auth`; 'none' where the surface knows its callers itself */
+  auth: Route['auth'];
   /** a parameter's pattern its segment must match, or the path is unmatched */
   paramPatterns: Readonly<Record<string, RegExp>> | null;
+  /** on the REST API's endpoints: the route */
+  route: Route | null;
+  /** how usage names the endpoint's requests (a route's operation name); null: not counted in usage */
+  name: string | null;
   /** the surface's steps, after the edge's */
   serve: Next;
   /** the answer for a refusal; null for a fault no step foresaw (logged by the edge) */
-  render(refused: Refused | null, exchange: Exchange): Answer;
+  render: (refused: Refused | null, exchange: Exchange) => Answer;
+}
+
+/** How a surface refuses the paths under `prefix` that nothing serves (the dashboard's 404 page). */
+export interface Fallback {
+  prefix: string;
+  render: Endpoint['render'];
+  /** the 404's info */
+  notFound: string;
 }
 
 export class Exchange {
@@ -65,15 +88,25 @@ export class Exchange {
   peer: Peer | null = null;
   /** D20 (docs/decisions.md): TLS on the socket, or a trusted proxy saying https */
   https = false;
-  /** where the router sent the request (src/edge.ts); a step run alone may know only `path` */
-  place: Place | null = null;
-  /** the routes of the matched REST path */
-  path: PathRoutes | null = null;
+  /** where the router sent the request (src/edge.ts); null for a path or method nothing serves */
+  endpoint: Endpoint | null = null;
+  /** the path's methods, for 405 and OPTIONS (src/edge.ts) */
+  allow = '';
+  /** the path as metrics name it (`/{date}/{currency}`), whatever the method; `unmatched` for a path nothing serves */
+  template = 'unmatched';
+  /** D25 (docs/decisions.md): the answer carries CORS headers */
+  cors = true;
+  /** how a refusal is rendered: the endpoint's, or the surface's under whose prefix the path lies */
+  render: Endpoint['render'] | null = null;
+  /** the 404's info of the surface under whose prefix an unserved path lies */
+  notFound: string | null = null;
   params: Readonly<Record<string, string>> = {};
-  /** the route for this method */
+  /** the REST route of the endpoint */
   route: Route | null = null;
-  /** the account behind the API key */
+  /** the account behind the API key, once the key may make the request */
   viewer: ApiKeyViewer | null = null;
+  /** the key's holder as soon as the key is known, whether or not it may make the request (usage records it) */
+  keyHolder: ApiKeyViewer | null = null;
   /** the dashboard session, on the endpoints that take one instead of a key */
   session: SessionViewer | null = null;
   /**

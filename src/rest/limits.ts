@@ -24,7 +24,7 @@ export class RequestLimits {
   }
 
   /** The rate-limit headers for a request about to succeed; throws 429 when none is left. */
-  async admit(route: Route, viewer: ApiKeyViewer | null, client: string): Promise<Record<string, string>> {
+  async admit(route: Pick<Route, 'auth'>, viewer: ApiKeyViewer | null, client: string): Promise<Record<string, string>> {
     // `/`, /status and /symbols are unlimited (docs/api.md §8 rule 3); managing webhooks is not a
     // data request
     if (route.auth === 'none' || route.auth === 'account') return {};
@@ -37,7 +37,7 @@ export class RequestLimits {
    * keyed answer carries them): the count as it stands, read without taking from it. None when
    * the store cannot say: the headers are left off rather than the refusal changed.
    */
-  async standing(route: Route, viewer: ApiKeyViewer): Promise<Record<string, string>> {
+  async standing(route: Pick<Route, 'auth'>, viewer: ApiKeyViewer): Promise<Record<string, string>> {
     if (route.auth === 'none' || route.auth === 'account') return {};
     const account = await findAccountById(this.db, viewer.accountId).catch(() => null);
     if (!account) return {};

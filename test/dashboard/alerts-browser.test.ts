@@ -22,7 +22,7 @@ beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
   t = await startDashboardApp({ now: '2026-05-12T07:00:00Z' });
   await t.importTable({ format: 'csv', publicationDate: null, days: [day('2026-05-11', '0.6480'), day('2026-05-12', '0.6490')] });
-  served = await serveOnLoopback(t.app.web.node);
+  served = await serveOnLoopback(t.app.web);
   chromium = await launchChromium();
 }, 60_000);
 

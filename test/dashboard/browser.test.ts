@@ -29,7 +29,7 @@ beforeAll(async () => {
     ...(OPENSSL_AVAILABLE ? { webhookNetwork: { ca: [receiver.ca], timeoutMs: 5_000 } } : {}),
   });
   await t.importFixture('f11.1-data.csv');
-  served = await serveOnLoopback(t.app.web.node);
+  served = await serveOnLoopback(t.app.web);
   base = served.origin;
   browser = await launchChromium();
 }, 60_000);

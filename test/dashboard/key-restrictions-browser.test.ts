@@ -23,7 +23,7 @@ beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
   t = await startDashboardApp({ now: '2026-05-12T07:00:00Z' });
   await t.importTable({ format: 'csv', publicationDate: null, days: [day('2026-05-08'), day('2026-05-11')] });
-  served = await serveOnLoopback(t.app.web.node);
+  served = await serveOnLoopback(t.app.web);
   chromium = await launchChromium();
 }, 60_000);
 

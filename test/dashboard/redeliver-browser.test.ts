@@ -31,7 +31,7 @@ beforeAll(async () => {
     webhookNetwork: { ca: [receiver.ca], timeoutMs: 5_000 },
   });
   await t.importTable({ format: 'csv', publicationDate: null, days: [day('2026-05-11')] });
-  served = await serveOnLoopback(t.app.web.node);
+  served = await serveOnLoopback(t.app.web);
   chromium = await launchChromium();
 }, 60_000);
 

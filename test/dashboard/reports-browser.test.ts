@@ -25,7 +25,7 @@ beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
   t = await startDashboardApp({ now: NOW });
   await t.importFixture('f11.1-fy2024.csv');
-  served = await serveOnLoopback(t.app.web.node);
+  served = await serveOnLoopback(t.app.web);
   base = served.origin;
   browser = await launchChromium();
 }, 60_000);

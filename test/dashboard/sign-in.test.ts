@@ -50,7 +50,7 @@ describe('sign-in page', () => {
     expect((await browser.get('/dashboard/nope')).status).toBe(404);
     const wrong = await browser.request('/dashboard', { method: 'DELETE' });
     expect(wrong.status).toBe(405);
-    expect(wrong.headers.get('allow')).toBe('GET');
+    expect(wrong.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
   });
 });
 

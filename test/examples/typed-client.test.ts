@@ -25,7 +25,7 @@ beforeAll(async () => {
   t = await startTestApp();
   await t.importFixture('f11.1-data.csv');
   key = await t.createKey('professional');
-  server = createListener((req, res) => t.app.web.node(req, res), { limits: LISTENER_LIMITS, logger: pino({ level: 'silent' }) });
+  server = createListener((req, res) => t.app.web(req, res), { limits: LISTENER_LIMITS, logger: pino({ level: 'silent' }) });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

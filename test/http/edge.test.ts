@@ -4,7 +4,6 @@
 import type { Server } from 'node:http';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { internalListener } from '../../src/edge.js';
 import { graphql } from '../../src/graphql.js';
 import { LISTENER_LIMITS } from '../../src/http/limits.js';
 import { createListener, listen } from '../../src/http/server.js';
@@ -12,6 +11,7 @@ import { appForFile, OPERATOR_TOKEN, startTestApp } from '../support/app.js';
 import { exchange, expectEnvelope, parseResponses } from '../support/raw-http.js';
 
 const t = appForFile({}, 'f11.1-data.csv');
+const RESTRICT = graphql('mutation($p: Text!, $r: KeyRestrictionsInput) { restrictApiKey(prefix: $p, restrictions: $r) { id } }');
 const SET_STATUS = graphql('mutation($e: EmailAddress!, $s: AccountStatus!) { setAccountStatus(email: $e, status: $s) { status } }');
 const logger = pino({ level: 'silent' });
 let servers: Server[] = [];
@@ -19,11 +19,8 @@ let publicPort: number;
 let internalPort: number;
 
 beforeAll(async () => {
-  const web = createListener(t.app.web.node, { limits: LISTENER_LIMITS, logger });
-  const internal = createListener(
-    internalListener((req, res) => void t.app.internal(req, res), logger),
-    { limits: LISTENER_LIMITS, logger },
-  );
+  const web = createListener(t.app.web, { limits: LISTENER_LIMITS, logger });
+  const internal = createListener(t.app.internal, { limits: LISTENER_LIMITS, logger });
   servers = [web, internal];
   publicPort = Number(new URL(await listen(web, 0, '127.0.0.1')).port);
   internalPort = Number(new URL(await listen(internal, 0, '127.0.0.1')).port);
@@ -112,6 +109,32 @@ describe('methods', () => {
   });
 });
 
+describe('methods answered once, at the edge, on every surface and on the internal port', () => {
+  it.each([
+    ['/latest', 'GET, HEAD, OPTIONS'],
+    ['/docs', 'GET, HEAD, OPTIONS'],
+    ['/dashboard/keys', 'GET, HEAD, POST, OPTIONS'],
+    ['/mcp', 'POST, OPTIONS'],
+  ])('OPTIONS %s is 204 with Allow: %s', async (path, allow) => {
+    const response = await only(publicPort, `OPTIONS ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 'OPTIONS');
+    expect([response.status, response.headers.allow]).toEqual([204, allow]);
+  });
+
+  it('the internal port: 405 with Allow, OPTIONS 204, HEAD as GET, an unknown path 404, each in its own shape', async () => {
+    const auth = `Authorization: Bearer ${OPERATOR_TOKEN}\r\n`;
+    const put = await only(internalPort, `PUT /metrics HTTP/1.1\r\nHost: x\r\n${auth}Connection: close\r\n\r\n`, 'PUT');
+    expect([put.status, put.headers.allow]).toEqual([405, 'GET, HEAD, OPTIONS']);
+    expect(JSON.parse(put.body)).toEqual({ errors: [{ message: expect.stringMatching(/PUT is not allowed/), extensions: { code: 'method_not_allowed' } }] });
+    const options = await only(internalPort, `OPTIONS /graphql HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 'OPTIONS');
+    expect([options.status, options.headers.allow]).toEqual([204, 'GET, HEAD, POST, OPTIONS']);
+    const head = await only(internalPort, `HEAD /ready HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 'HEAD');
+    expect([head.status, head.headers['content-length'], head.body]).toEqual([200, '6', '']);
+    const missing = await only(internalPort, `GET /nope HTTP/1.1\r\nHost: x\r\n${auth}Connection: close\r\n\r\n`);
+    expect(missing.status).toBe(404);
+    expect(JSON.parse(missing.body).errors[0].extensions.code).toBe('not_found');
+  });
+});
+
 describe('credentials and quota headers', () => {
   it("a suspended account's 401 names the Bearer scheme", async () => {
     const email = `edge-suspended-${Date.now()}@example.test`;
@@ -129,6 +152,39 @@ describe('credentials and quota headers', () => {
       expectEnvelope(response, 400, 'bad_request');
       expect(response.body).toContain('one Authorization header');
     }
+  });
+
+  it('two Authorization headers are 400 on the internal port too', async () => {
+    const pair = `Bearer ${OPERATOR_TOKEN}\r\nAuthorization: Bearer nope`;
+    const query = JSON.stringify({ query: '{ serviceStatus { state } }' });
+    const response = await only(
+      internalPort,
+      `POST /graphql HTTP/1.1\r\nHost: x\r\nAuthorization: ${pair}\r\nContent-Type: application/json\r\nContent-Length: ${query.length}\r\nConnection: close\r\n\r\n${query}`,
+      'POST',
+    );
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body).errors[0]).toMatchObject({
+      message: expect.stringMatching(/one Authorization header/),
+      extensions: { code: 'bad_request' },
+    });
+  });
+
+  it('two Host headers are 400 (RFC 9112 section 3.2), on both listeners', async () => {
+    for (const port of [publicPort, internalPort]) {
+      const response = await only(port, 'GET /status HTTP/1.1\r\nHost: a.test\r\nHost: b.test\r\nConnection: close\r\n\r\n');
+      expectEnvelope(response, 400, 'bad_request');
+      expect(response.body).toContain('one Host header');
+    }
+  });
+
+  it("a key's restriction (403 key_restricted) carries the quota headers, as every keyed refusal does", async () => {
+    const key = await t.createKey('starter');
+    const restricted = await t.operator(RESTRICT, { p: key.split('_')[0]!, r: { allowedEndpoints: ['convert'] } });
+    expect(restricted.errors).toBeUndefined();
+    const refused = await t.request('/latest', { key });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('x-ratelimit-limit-monthly')).toBe('5000');
+    expect(refused.headers.get('x-ratelimit-remaining-monthly')).toBe('5000');
   });
 
   it('a refused keyed request carries its quota headers, and takes no unit', async () => {

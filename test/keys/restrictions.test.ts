@@ -57,8 +57,8 @@ describe('allowedIps', () => {
     expect((await t.json('/latest', from('198.51.100.7', key))).status).toBe(200);
     const outside = await t.json('/latest', from('198.51.100.8', key));
     expectError(outside, 403, 'key_restricted', /allowedIps/);
-    // a request the key may not make does not learn where the account's quota stands
-    expect(outside.headers.get('x-ratelimit-remaining-monthly')).toBeNull();
+    // a refusal of a valid key says where the account's quota stands, as every keyed refusal does
+    expect(outside.headers.get('x-ratelimit-remaining-monthly')).toBe('50000');
     expectError(await t.json('/latest', { key }), 403, 'key_restricted', /127\.0\.0\.1.*allowedIps/);
     // a dual-stack socket's IPv4-mapped address is the IPv4 address
     expect((await t.json('/latest', from('::ffff:203.0.113.5', key))).status).toBe(200);

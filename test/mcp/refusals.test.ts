@@ -79,7 +79,7 @@ describe('the HTTP rules of the public edge', () => {
       for (const options of [{ method }, { method, key }]) {
         const answer = await post(listener, undefined, options);
         expectEnvelope(answer, 405, 'method_not_allowed');
-        expect(answer.headers.get('allow')).toBe('POST');
+        expect(answer.headers.get('allow')).toBe('POST, OPTIONS');
       }
     }
   });
@@ -133,17 +133,33 @@ describe('protocol errors are JSON-RPC errors, and never count', () => {
     ['an unknown method', JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'resources/list' }), 200, ErrorCode.MethodNotFound],
     ['a tools/call with a field JSON-RPC does not have', JSON.stringify({ ...toolCall('get_latest_rates'), extra: 1 }), 400, ErrorCode.ParseError],
     ['a tools/call with a fractional id', JSON.stringify({ ...toolCall('get_latest_rates'), id: 1.5 }), 400, ErrorCode.ParseError],
-    // the SDK reports a request its schema refuses as an internal error, naming the field
-    ['tools/call without a name', JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: {} }), 200, ErrorCode.InternalError],
+    // a call the server cannot read is invalid params, said in one sentence
+    ['tools/call without a name', JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: {} }), 200, ErrorCode.InvalidParams],
+    ['a name that is an object', JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: { a: 1 } } }), 200, ErrorCode.InvalidParams],
     [
       'arguments that are a list',
-      JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'convert', arguments: [1] } }),
+      JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'convert', arguments: [1] } }),
       200,
-      ErrorCode.InternalError,
+      ErrorCode.InvalidParams,
+    ],
+    [
+      'arguments that are null',
+      JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'convert', arguments: null } }),
+      200,
+      ErrorCode.InvalidParams,
+    ],
+    [
+      'arguments that are text',
+      JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'convert', arguments: 'from=USD' } }),
+      200,
+      ErrorCode.InvalidParams,
     ],
   ])('%s', async (_, body, status, code) => {
     const { key, email } = await account(t, 'professional');
-    expectRpcError(await post(listener, body, { key }), status, code);
+    const answer = await post(listener, body, { key });
+    expectRpcError(answer, status, code);
+    // one sentence, not a validation dump
+    expect(answer.json.error.message).not.toMatch(/\n/);
     expect((await stored(t, email)).used).toBe(0);
   });
 
@@ -220,6 +236,12 @@ describe("the twin's refusals are tool results with isError and its envelope", (
     expect(refused).toMatchObject({ status: 429, type: 'rate_limit_exceeded', info: expect.stringMatching(/Monthly quota of 50000/) });
     expect(answer.headers.get('x-ratelimit-remaining-monthly')).toBe('0');
     expect(answer.headers.get('x-ratelimit-limit-monthly')).toBe('50000');
+    // when to try again, as the twin's Retry-After says it: in the result an agent reads, and on the answer
+    const twin = await rest(listener, '/latest', key);
+    const retryAfter = twin.headers.get('retry-after')!;
+    expect(Number(retryAfter)).toBeGreaterThan(0);
+    expect(answer.headers.get('retry-after')).toBe(retryAfter);
+    expect(answer.json.result.content[1]).toEqual({ type: 'text', text: `Try again in ${retryAfter} seconds.` });
     await refusedAlike(key, email, 'convert', { from: 'USD', to: 'EUR', amount: 1 }, '/convert?from=USD&to=EUR&amount=1', 429, 'rate_limit_exceeded');
     expect((await post(listener, toolCall('list_currencies'), { key })).json.result.structuredContent.success).toBe(true);
     expect((await post(listener, toolCall('get_service_status'), { key })).json.result.structuredContent.status).toBe('operational');
@@ -276,17 +298,16 @@ describe('bad arguments of every tool: 400 bad_request as a tool error, nothing 
     expect((await stored(t, email)).used).toBe(0);
   });
 
-  // JSON types and names the tool itself refuses, naming the argument.
+  // Arguments that make no request of the twin: refused by the tool, naming the argument.
   it.each([
-    ['get_latest_rates', { symbols: 'USD,EUR' }, /Argument 'symbols' must be an array of currency codes/],
-    ['get_latest_rates', { base: 'AUD' }, /Unknown argument 'base' for get_latest_rates: it takes symbols/],
-    ['get_rates_for_date', {}, /Argument 'date' is required: a date as YYYY-MM-DD/],
-    ['get_rates_for_date', { date: 20260511 }, /Argument 'date' must be a date as YYYY-MM-DD/],
-    ['convert', { from: 'USD', to: 'EUR' }, /Argument 'amount' is required/],
-    ['convert', { from: 'USD', to: 'EUR', amount: true }, /Argument 'amount' must be a positive decimal/],
-    ['convert', { from: ['USD'], to: 'EUR', amount: 1 }, /Argument 'from' must be a currency code/],
-    ['get_timeseries', { start_date: '2026-05-01' }, /Argument 'end_date' is required/],
-    ['get_fluctuation', { start_date: null, end_date: '2026-05-11' }, /Argument 'start_date' must be a date/],
+    ['get_latest_rates', { nope: 'x' }, /Unknown argument 'nope' for get_latest_rates: it takes symbols, base/],
+    ['get_latest_rates', { symbols: { USD: true } }, /Argument 'symbols' must be text, a number or a list of text/],
+    ['get_rates_for_date', {}, /Missing required parameter 'date'/],
+    ['get_rates_for_date', { date: 20260511 }, /Invalid date '20260511'/],
+    ['convert', { from: 'USD', to: 'EUR' }, /Missing required parameter 'amount'/],
+    ['convert', { from: 'USD', to: 'EUR', amount: true }, /Argument 'amount' must be text, a number or a list of text/],
+    ['get_timeseries', { start_date: '2026-05-01' }, /Missing required parameter 'end_date'/],
+    ['get_fluctuation', { start_date: null, end_date: '2026-05-11' }, /Missing required parameter 'start_date'/],
     ['list_currencies', { verbose: true }, /Unknown argument 'verbose' for list_currencies: it takes none/],
     ['get_service_status', { x: 1 }, /Unknown argument 'x'/],
   ])('%s %j', async (tool, args, info) => {

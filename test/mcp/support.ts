@@ -18,12 +18,12 @@ export interface Listener {
   readonly origin: string;
 }
 
-/** The app's public handler (app.web.node, as the service listens) on a port of its own, for the file's tests. */
+/** The app's public handler (app.web, as the service listens) on a port of its own, for the file's tests. */
 export function listenerFor(t: TestApp): Listener {
   let server: Server | undefined;
   let origin = '';
   beforeAll(async () => {
-    server = createListener(t.app.web.node, { limits: listenerLimitsOf(parseConfig({})), logger: pino({ level: 'silent' }) });
+    server = createListener(t.app.web, { limits: listenerLimitsOf(parseConfig({})), logger: pino({ level: 'silent' }) });
     await new Promise<void>((done) => server!.listen(0, '127.0.0.1', done));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

@@ -43,7 +43,9 @@ describe('initialize and tools/list', () => {
     const convert = tools.find((tool) => tool.name === 'convert')!;
     expect(convert.inputSchema.required).toEqual(['from', 'to', 'amount']);
     expect(Object.keys(convert.inputSchema.properties!)).toEqual(['from', 'to', 'amount', 'date']);
-    expect(tools.find((tool) => tool.name === 'get_latest_rates')!.inputSchema.properties!.symbols).toMatchObject({ type: 'array' });
+    // the twin's parameters, as an agent writes them: a list of codes as an array (or the twin's comma-separated text)
+    expect(tools.find((tool) => tool.name === 'get_latest_rates')!.inputSchema.properties!.symbols).toMatchObject({ type: ['array', 'string'] });
+    expect(Object.keys(tools.find((tool) => tool.name === 'get_rates_for_date')!.inputSchema.properties!)).toEqual(['date', 'fallback']);
     expect(await used()).toBe(before);
   });
 });

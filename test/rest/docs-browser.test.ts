@@ -18,7 +18,7 @@ let browser: Browser;
 beforeAll(async () => {
   if (!CHROMIUM_AVAILABLE) return;
   t = await startTestApp();
-  served = await serveOnLoopback((req, res) => t.app.web.node(req, res));
+  served = await serveOnLoopback(t.app.web);
   origin = served.origin;
   browser = await launchChromium();
 }, 120_000);

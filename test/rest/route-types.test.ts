@@ -4,7 +4,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { CurrencyCode } from '../../src/domain/currencies.js';
 import { graphql, type ResultOf, type VariablesOf } from '../../src/graphql.js';
-import { prepareDocuments } from '../../src/rest/steps/operation.js';
+import { checkDocuments } from '../../src/schema/executor.js';
 import { parseCode } from '../../src/rest/params.js';
 import { defineRoute } from '../../src/rest/route.js';
 import { schema } from '../../src/schema/index.js';
@@ -53,7 +53,7 @@ describe('route types', () => {
       variables: (req) => ({ date: req.params.date!, code: 'usd' }),
       respond: () => ({ body: null }),
     });
-    // The typed document is a DocumentNode that the facade compiles as it is (graphql-jit).
-    expect(prepareDocuments(schema, [agreeing])(agreeing)).toBeDefined();
+    // The typed document is a DocumentNode that the executor checks and runs as it is.
+    expect(() => checkDocuments(schema, { [agreeing.name]: agreeing.document })).not.toThrow();
   });
 });

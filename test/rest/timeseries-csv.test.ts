@@ -127,7 +127,7 @@ describe('a year of every code over a real socket', () => {
   let port: number;
   beforeAll(async () => {
     await t.importTable(YEAR);
-    server = createListener((req, res) => t.app.web.node(req, res), { limits: LISTENER_LIMITS, logger: pino({ level: 'silent' }) });
+    server = createListener((req, res) => t.app.web(req, res), { limits: LISTENER_LIMITS, logger: pino({ level: 'silent' }) });
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     port = (server.address() as AddressInfo).port;
   });

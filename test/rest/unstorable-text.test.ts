@@ -38,8 +38,8 @@ beforeAll(async () => {
   t = await startTestApp({ webhookNetwork: { resolve } });
   await t.importFixture('f11.1-data.csv');
   key = await t.createKey('enterprise');
-  publicPort = await listen(t.app.web.node);
-  internalPort = await listen((req, res) => void t.app.internal(req, res));
+  publicPort = await listen(t.app.web);
+  internalPort = await listen(t.app.internal);
 });
 afterAll(async () => {
   for (const server of servers) server.close();

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { getNamedType, isInputObjectType, isObjectType, parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { prepareDocuments } from '../../src/rest/steps/operation.js';
+import { checkDocuments } from '../../src/schema/executor.js';
 import { routes } from '../../src/rest/routes.js';
 import { schema } from '../../src/schema/index.js';
 import { printedSchema } from '../../src/schema/print.js';
@@ -17,7 +17,7 @@ describe('schema', () => {
 
   it('refuses a route whose document does not validate', () => {
     const broken = { ...routes[0]!, name: 'Broken', document: parse('query Broken { nope }') };
-    expect(() => prepareDocuments(schema, [broken])).toThrow(/Route Broken: Cannot query field "nope"/);
+    expect(() => checkDocuments(schema, { [broken.name]: broken.document })).toThrow(/Operation Broken: Cannot query field "nope"/);
   });
 
   it('takes no String as input: every text argument and input field is Text, which refuses NUL and lone surrogates', () => {

@@ -111,8 +111,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const send = async (path: string, { key, method = 'GET', headers = {}, remote, body }: RequestOptions = {}) => {
     const init: RequestInit = { method, headers: { ...headers, ...(key ? { Authorization: `Bearer ${key}` } : {}) } };
     if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
-    if (!remote) return app.web.fetch(`http://rates.test${path}`, init);
-    return app.web.fetch(`http://rates.test${path}`, init, { req: { socket: { remoteAddress: remote.address, encrypted: remote.encrypted } } });
+    // the raw request node:http would hand over beside it: the fields as sent, and the socket
+    const rawHeaders = Object.entries(init.headers as Record<string, string>).flat();
+    const socket = remote ? { remoteAddress: remote.address, encrypted: remote.encrypted } : undefined;
+    return app.web.fetch(`http://rates.test${path}`, init, { req: { rawHeaders, ...(socket ? { socket } : {}) } });
   };
   // Every answer is checked against the service's own OpenAPI document (test/support/openapi-conformance.ts).
   let conformance: ReturnType<typeof conformanceChecker> | undefined;

@@ -1,11 +1,10 @@
 // The browser tests' shared parts: Debian's Chromium driven by playwright-core (never a downloaded
 // browser), and a handler served on a real loopback listener for it to load.
 import { existsSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino } from 'pino';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
 import { LISTENER_LIMITS } from '../../src/http/limits.js';
-import { createListener, listen } from '../../src/http/server.js';
+import { createListener, type Handler, listen } from '../../src/http/server.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_AVAILABLE = existsSync(CHROMIUM);
@@ -25,7 +24,7 @@ export interface ServedHandler {
 }
 
 /** A handler on the service's own listener (its limits and refusals), on an ephemeral loopback port. */
-export async function serveOnLoopback(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<ServedHandler> {
+export async function serveOnLoopback(handler: Handler): Promise<ServedHandler> {
   const server = createListener(handler, { limits: LISTENER_LIMITS, logger: pino({ level: 'silent' }) });
   const origin = await listen(server, 0, '127.0.0.1');
   return {

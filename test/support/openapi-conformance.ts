@@ -6,7 +6,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { createRouter } from '../../src/edge.js';
 import { openApiPath } from '../../src/rest/openapi/document.js';
-import { restPlaces } from '../../src/rest/pipeline.js';
+import { routeEndpoint } from '../../src/rest/pipeline.js';
 import { routes } from '../../src/rest/routes.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
@@ -33,7 +33,7 @@ export function conformanceChecker(document: OpenApiDocument) {
     if (!validate) validators.set(path, (validate = ajv.compile({ $ref: `${DOCUMENT_ID}#/${path}` })));
     return validate;
   };
-  const match = createRouter(restPlaces(routes, () => Promise.resolve()));
+  const match = createRouter(routes.map((route) => routeEndpoint(route, () => Promise.resolve())));
   const envelope = ajv.compile({
     type: 'object',
     required: ['success', 'error'],
@@ -69,7 +69,9 @@ export function conformanceChecker(document: OpenApiDocument) {
     }
     let template: string | undefined;
     try {
-      template = document.paths[pathname] ? pathname : match(pathname)?.place.path;
+      template = document.paths[pathname]
+        ? pathname
+        : (match(method === 'HEAD' ? 'GET' : method, pathname).endpoint?.path ?? match('GET', pathname).endpoint?.path);
     } catch {
       template = undefined; // a path segment that is not text: 400 before any route
     }

@@ -515,7 +515,7 @@ describe("over a real socket (the service's listener)", () => {
   let key: string;
   beforeAll(async () => {
     ({ key } = await account('professional'));
-    server = createListener(t.app.web.node, { limits: LISTENER_LIMITS, logger: t.app.logger });
+    server = createListener(t.app.web, { limits: LISTENER_LIMITS, logger: t.app.logger });
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     port = (server.address() as AddressInfo).port;
   });

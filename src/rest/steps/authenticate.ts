@@ -12,14 +12,20 @@ import type { Exchange, Step } from '../exchange.js';
 
 export function authenticate(keys: Pick<KeyAuthenticator, 'authenticate'>, services: Services): Step {
   return async (exchange, next) => {
-    const { auth } = exchange.route!;
+    const { auth, path } = exchange.endpoint!;
     if (auth !== 'none') {
       const authorization = exchange.request.header('authorization');
       // Two credentials are ambiguous: which one the request meant cannot be guessed.
       if (authorization !== null && exchange.request.repeated('authorization')) throw new BadRequestError('Send one Authorization header, not several');
-      // The key's restrictions are checked here, before the parameters (a restricted request is 403, never 400).
-      if (authorization !== null) exchange.viewer = await keys.authenticate(authorization, { path: exchange.route!.path, client: exchange.peer!.address });
-      else if (auth === 'account') exchange.session = await dashboardSession(exchange, services);
+      if (authorization !== null) {
+        // The key's restrictions are checked here, before the parameters (a restricted request is 403, never 400).
+        const { viewer, refusal } = await keys.authenticate(authorization, { path, client: exchange.peer!.address });
+        // The key's account sees the request in its usage even when the key may not make it; a
+        // restricted request was still made by a valid key, so its answer says where the quota stands.
+        exchange.keyHolder = viewer;
+        if (refusal?.code !== 'invalid_api_key') exchange.viewer = viewer;
+        if (refusal) throw refusal;
+      } else if (auth === 'account') exchange.session = await dashboardSession(exchange, services);
       else if (auth === 'key') throw missingKey();
     }
     return next(exchange);
@@ -33,7 +39,7 @@ async function dashboardSession(exchange: Exchange, services: Services): Promise
   if (token === undefined) throw missingAccountKey();
   const session = await authenticateSession(services, token);
   if (!session) throw new InvalidApiKeyError('The dashboard session has ended (it expired or was signed out): sign in again, or send an API key');
-  if (exchange.route!.method !== 'GET') {
+  if (exchange.endpoint!.method !== 'GET') {
     const sent = request.header('x-csrf-token');
     if (sent === null) {
       throw new InvalidApiKeyError("With a dashboard session, changes need the session's CSRF token: send it in the X-CSRF-Token header");

@@ -16,14 +16,15 @@ export function envelopeOf(refused: Refused | null, exchange: Exchange): Answer 
   return { status, body, headers: { ...headers, 'Cache-Control': 'no-store' } };
 }
 
-export function renderRefusals(logger: Logger): Step {
+/** Renders what a later step throws: by the endpoint's renderer, or `fallback` where there is none. */
+export function renderRefusals(logger: Logger, fallback: (refused: Refused | null, exchange: Exchange) => Answer = envelopeOf): Step {
   return async (exchange, next) => {
     try {
       await next(exchange);
     } catch (error) {
       const refused = refusalOf(error);
       if (refused === null) logger.error({ err: error, requestId: exchange.requestId }, 'request failed');
-      exchange.answer = (exchange.place?.render ?? envelopeOf)(refused, exchange);
+      exchange.answer = (exchange.render ?? fallback)(refused, exchange);
       // The refusal replaces the answer, so the tag of the answer it replaces (set by the etag step,
       // which runs inside the limits) does not describe it: a 429 carries no ETag.
       delete exchange.headers.ETag;

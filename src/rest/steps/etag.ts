@@ -3,7 +3,7 @@ import { hash } from 'node:crypto';
 import { CsvBody } from '../csv.js';
 import type { Step } from '../exchange.js';
 
-export function etagOf(body: string): string {
+export function etagOf(body: string | Uint8Array): string {
   return `"${hash('sha1', body, 'base64url')}"`;
 }
 

@@ -8,20 +8,21 @@ import type { UsageRecorder } from '../usage.js';
 export function observe(usage: Pick<UsageRecorder, 'record'>, metrics: { request(answered: AnsweredRequest): void }): Step {
   return async (exchange, next) => {
     await next(exchange);
-    const { route, viewer, outcome } = exchange;
+    const { endpoint, keyHolder, outcome } = exchange;
     const status = outcome?.status ?? exchange.answer!.status;
-    // Usage is counted per key; a request that sent no key is handed over without a viewer (the
-    // recorder counts only /convert's); one whose key was refused has no account and is not counted.
-    if (route && outcome !== null && (viewer || exchange.request.header('authorization') === null)) {
-      usage.record(viewer, outcome?.name ?? route.name, status, exchange.request.url);
+    const name = outcome?.name ?? endpoint?.name ?? null;
+    // Usage is recorded per key, refusals included; a request that sent no key is handed over
+    // without one (the recorder counts only /convert's); one whose key is unknown has no account.
+    if (name !== null && outcome !== null && (keyHolder || exchange.request.header('authorization') === null)) {
+      usage.record(keyHolder, name, status, exchange.request.url);
     }
     metrics.request({
-      route: outcome?.name ?? (exchange.place ?? exchange.path)?.template ?? 'unmatched',
+      route: outcome?.name ?? exchange.template,
       method: exchange.request.method,
       status,
       seconds: (performance.now() - exchange.started) / 1000,
       cached: exchange.shared,
-      refusal: status === 429 ? (viewer ? 'quota' : 'keyless') : null,
+      refusal: status === 429 ? (keyHolder ? 'quota' : 'keyless') : null,
     });
   };
 }

@@ -1,39 +1,15 @@
 // The endpoint itself: the route's schemas read the query, the path and the body (400), the route
 // maps what they read to its operation's variables, the operation runs in the schema with the
-// viewer (plan 403, data 404), and the route maps the result to the JSON of docs/api.md.
-import { validate, type GraphQLSchema } from 'graphql';
-import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { ANONYMOUS, createContext, releaseContext, type ApiKeyViewer, type Context, type Viewer } from '../../schema/context.js';
-import type { Services } from '../../services.js';
+// viewer (plan 403, data 404) through the one executor (src/schema/executor.ts), and the route maps
+// the result to the JSON of docs/api.md.
+import type { Executor } from '../../schema/executor.js';
+import { ANONYMOUS, type ApiKeyViewer, type Context, type Viewer } from '../../schema/context.js';
 import type { Step } from '../exchange.js';
 import { stringify } from '../../json.js';
 import { prefersCsv } from '../csv.js';
 import { readJsonBody } from '../body.js';
 import { decodeQuery, readPathParams, readQuery } from '../params.js';
 import type { Route, RouteRequest } from '../route.js';
-
-/**
- * Validates every route's document at start-up (a bad one stops the service) and compiles each one
- * once, on its route's first request. The documents never change, so each runs as a compiled
- * function (graphql-jit) rather than being walked again by the interpreter on every request;
- * compiling on first use keeps that work out of start-up.
- */
-export function prepareDocuments(schema: GraphQLSchema, table: readonly Route[]): (route: Route) => CompiledQuery {
-  for (const route of table) {
-    const errors = validate(schema, route.document);
-    if (errors.length > 0) throw new Error(`Route ${route.name}: ${errors.map((e) => e.message).join('; ')}`);
-  }
-  const documents = new Map<Route, CompiledQuery>();
-  return (route) => {
-    let compiled = documents.get(route);
-    if (!compiled) {
-      const result = compileQuery(schema, route.document);
-      if (!isCompiledQuery(result)) throw new Error(`Route ${route.name}: ${result.errors?.map((e) => e.message).join('; ')}`);
-      documents.set(route, (compiled = result));
-    }
-    return compiled;
-  };
-}
 
 /** What a request gives its route, as sent: the query string, the path's segments and the body. */
 export interface SentRequest {
@@ -59,8 +35,8 @@ export type RouteRunner = (
  * (plan 403, data 404); the first error is thrown. The REST step below and the MCP tools (src/mcp)
  * answer through it.
  */
-export function routeRunner(schema: GraphQLSchema, table: readonly Route[], services: Services, documentationUrl: string): RouteRunner {
-  const compiledFor = prepareDocuments(schema, table);
+export function routeRunner(executor: Executor, table: readonly Route[], documentationUrl: string): RouteRunner {
+  executor.check(Object.fromEntries(table.map((route) => [route.name, route.document])));
   return async (route, sent, viewer, session = null) => {
     route.authorize?.({ search: sent.search, viewer });
     const request: RouteRequest = {
@@ -70,16 +46,8 @@ export function routeRunner(schema: GraphQLSchema, table: readonly Route[], serv
       viewer,
       documentationUrl,
     };
-    const variables = route.variables(request);
-    const context = createContext(services, viewer ?? session ?? ANONYMOUS);
-    let result: Awaited<ReturnType<CompiledQuery['query']>>;
-    try {
-      result = await compiledFor(route).query(undefined, context, variables);
-    } finally {
-      releaseContext(context);
-    }
-    if (result.errors?.length) throw result.errors[0]!;
-    return { request, data: result.data, context };
+    const { data, context } = await executor.run(route.document, route.variables(request), viewer ?? session ?? ANONYMOUS);
+    return { request, data, context };
   };
 }
 

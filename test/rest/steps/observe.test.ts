@@ -22,6 +22,7 @@ it('records a keyed request for usage and metrics', async () => {
   const { step, used, answered } = setUp();
   const exchange = routedExchange('RateDayCurrency', '/2024-01-05/USD');
   exchange.viewer = viewer;
+  exchange.keyHolder = viewer;
   await step(exchange, answering());
   expect(used).toEqual([[viewer, 'RateDayCurrency', 200, '']]);
   expect(answered).toEqual([{ route: '/{date}/{currency}', method: 'GET', status: 200, seconds: expect.any(Number), cached: false, refusal: null }]);
@@ -43,4 +44,18 @@ it('counts no usage for a request whose key was refused: it has no account, and 
   await step(routedExchange('Convert', '/convert?from=USD&to=EUR&amount=5', { headers: { Authorization: 'Bearer nosuchkey' } }), answering('{}', 401));
   expect(used).toEqual([]);
   expect(answered.map((a) => a.status)).toEqual([401]);
+});
+
+it("records a request its key may not make under the key's account: a restriction's 403, an expired key's 401", async () => {
+  const { step, used } = setUp();
+  const restricted = routedExchange('Latest', '/latest', { headers: { Authorization: 'Bearer x' } });
+  restricted.keyHolder = viewer;
+  await step(restricted, answering('{}', 403));
+  const expired = routedExchange('Latest', '/latest', { headers: { Authorization: 'Bearer x' } });
+  expired.keyHolder = viewer;
+  await step(expired, answering('{}', 401));
+  expect(used).toEqual([
+    [viewer, 'Latest', 403, ''],
+    [viewer, 'Latest', 401, ''],
+  ]);
 });

@@ -7,7 +7,6 @@ import { CsvBody } from '../../../src/rest/csv.js';
 import { routes } from '../../../src/rest/routes.js';
 import { routeRunner, runOperation } from '../../../src/rest/steps/operation.js';
 import { builder } from '../../../src/schema/builder.js';
-import { schema } from '../../../src/schema/index.js';
 import { VERSION } from '../../../src/version.js';
 import type { Step } from '../../../src/rest/exchange.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
@@ -18,7 +17,7 @@ let step: Step;
 beforeAll(async () => {
   t = await startTestApp();
   await t.importFixture('f11.1-data.csv');
-  step = runOperation(routeRunner(schema, routes, t.app.services, 'https://docs.example.test/api'));
+  step = runOperation(routeRunner(t.app.executor, routes, 'https://docs.example.test/api'));
 });
 afterAll(() => t.close());
 

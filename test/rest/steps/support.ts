@@ -1,7 +1,7 @@
 // Steps run alone: a request as a transport would hand it over, an exchange around it, and a
 // `next` that records that it was called (and can stand for what the rest of the pipeline does).
 import { Exchange, type Next, type RestRequest } from '../../../src/rest/exchange.js';
-import { pathsOf, type PathRoutes } from '../../../src/rest/router.js';
+import { routeEndpoint } from '../../../src/rest/pipeline.js';
 import type { Route } from '../../../src/rest/route.js';
 import { routes } from '../../../src/rest/routes.js';
 
@@ -31,6 +31,7 @@ export function requestOf(target: string, parts: RequestParts = {}): RestRequest
     remoteAddress: parts.remoteAddress ?? '127.0.0.1',
     encrypted: parts.encrypted ?? false,
     connection: parts.connection ?? null,
+    fetchRequest: null,
   };
 }
 
@@ -38,18 +39,18 @@ export function exchangeOf(target: string, parts: RequestParts = {}): Exchange {
   return new Exchange(requestOf(target, parts), performance.now());
 }
 
-/** The table's route by name, and its path's routes. */
-export function routeNamed(name: string): { route: Route; path: PathRoutes } {
-  const route = routes.find((r) => r.name === name)!;
-  return { route, path: pathsOf(routes).find((p) => p.routes.includes(route))! };
+/** The table's route by name. */
+export function routeNamed(name: string): Route {
+  return routes.find((r) => r.name === name)!;
 }
 
-/** An exchange already routed to `name`, as the steps after routing see it. */
+/** An exchange already routed to `name`, as the steps after the edge see it. */
 export function routedExchange(name: string, target: string, parts: RequestParts = {}): Exchange {
   const exchange = exchangeOf(target, parts);
-  const { route, path } = routeNamed(name);
-  exchange.path = path;
+  const route = routeNamed(name);
+  exchange.endpoint = routeEndpoint(route, () => Promise.resolve());
   exchange.route = route;
+  exchange.cors = exchange.endpoint.cors;
   return exchange;
 }
 

@@ -1,0 +1,20 @@
+// Every keyed answer says where the account's quota stands (docs/api.md §8), a refusal's too: a
+// request refused after its key was known (a restriction's 403, a 400, the plan's 403, a 404) is
+// told the count as it stands, read without taking from it. A 429 says so itself.
+import { RateLimitedError } from '../../http/http-errors.js';
+import type { Step } from '../exchange.js';
+import type { RequestLimits } from '../limits.js';
+
+export function quotaStanding(requestLimits: Pick<RequestLimits, 'standing'>): Step {
+  return async (exchange, next) => {
+    try {
+      await next(exchange);
+    } catch (error) {
+      const { viewer } = exchange;
+      if (viewer && !(error instanceof RateLimitedError)) {
+        Object.assign(exchange.headers, await requestLimits.standing(exchange.endpoint!, viewer));
+      }
+      throw error;
+    }
+  };
+}
