@@ -20,7 +20,8 @@ export interface ListedAlert {
   triggerCount: number;
 }
 
-function listed(db: Kysely<Database>): SelectQueryBuilder<Database, 'alerts', ListedAlert> {
+/** Alerts as they are listed: their columns, their last firing and how many times they fired. */
+export function listed(db: Kysely<Database>): SelectQueryBuilder<Database, 'alerts', ListedAlert> {
   return db
     .selectFrom('alerts')
     .select([
