@@ -52,11 +52,6 @@ export async function countAlerts(db: Kysely<Database>, accountId: string): Prom
   return Number(row.count);
 }
 
-/** The account's alerts, oldest first. */
-export async function listAlerts(db: Kysely<Database>, accountId: string): Promise<ListedAlert[]> {
-  return listed(db).where('alerts.account_id', '=', accountId).orderBy('alerts.created_at').orderBy('alerts.id').execute();
-}
-
 export async function findAlert(db: Kysely<Database>, accountId: string, id: string): Promise<ListedAlert | undefined> {
   return listed(db).where('alerts.account_id', '=', accountId).where('alerts.id', '=', id).executeTakeFirst();
 }
