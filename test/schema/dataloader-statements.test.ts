@@ -5,18 +5,15 @@
 // Statements are counted from Kysely's log hook, only those the operation itself runs (its async
 // context), never the app's background work.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { appForFile, CREATE_ACCOUNT, type OperatorResult } from '../support/app.js';
-import { createAlert } from '../support/alerts.js';
-import { tableResolver } from '../support/dns.js';
 import { graphql, type ResultOf } from '../../src/graphql.js';
 
 const statements = new AsyncLocalStorage<string[]>();
-const { resolve } = tableResolver({ 'hooks.example.com': ['93.184.216.34'] });
-// 12 May 2026, 13:00 in Sydney: an account made now has billing day 12, so usage on 12 May is this
-// period's and usage on 1 May the previous one's
-const t = appForFile({ webhookNetwork: { resolve }, databaseLog: (event) => statements.getStore()?.push(event.query.sql) });
+// The test app's clock reads 12 May 2026, 13:00 in Sydney: an account made now has billing day 12,
+// so usage on 12 May is this period's and usage on 1 May the previous one's
+const t = appForFile({ databaseLog: (event) => statements.getStore()?.push(event.query.sql) });
 
 const CURRENT_DAY = '2026-05-12';
 const PREVIOUS_DAY = '2026-05-01';
@@ -165,17 +162,20 @@ async function makeAccount(): Promise<void> {
     keys.push(created.data!.createApiKey);
   }
   const [first, second] = keys as [(typeof keys)[number], (typeof keys)[number]];
-  const url = `https://hooks.example.com/accounts/${n}`;
-  const subscribed = await t.json('/api/webhook-subscriptions', {
-    key: first.key,
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: { url },
-  });
-  expect(subscribed.status, JSON.stringify(subscribed.body)).toBe(200);
-  await createAlert(t, second.key, { currency: 'USD', condition: 'above', value: alertValue(n), channels: ['email'] });
-
   const account = await t.db.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+  // Written as the API would store them: a request through it would add to the usage below, at a
+  // time of the recorder's choosing.
+  const url = `https://hooks.example.com/accounts/${n}`;
+  const subscriptionId = randomBytes(16).toString('hex');
+  await t.db
+    .insertInto('webhook_subscriptions')
+    .values({ id: subscriptionId, account_id: account.id, url, currencies: null, description: null, secret_ciphertext: 'sealed' })
+    .execute();
+  await t.db
+    .insertInto('alerts')
+    .values({ id: randomBytes(16).toString('hex'), account_id: account.id, currency: 'USD', condition: 'above', value: alertValue(n), channels: ['email'] })
+    .execute();
+
   // this period: n + 3 requests on the first key, 2 on the second; the last: 5 on the first
   await t.db
     .insertInto('usage_daily')
@@ -193,7 +193,7 @@ async function makeAccount(): Promise<void> {
     .values(
       deliveries.map((deliveryId, i) => ({
         delivery_id: deliveryId,
-        subscription_id: subscribed.body.subscription.id as string,
+        subscription_id: subscriptionId,
         event: 'rates.test' as const,
         rate_date: '2026-05-11',
         attempt: 1,
