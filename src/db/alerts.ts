@@ -20,7 +20,8 @@ export interface ListedAlert {
   triggerCount: number;
 }
 
-function listed(db: Kysely<Database>): SelectQueryBuilder<Database, 'alerts', ListedAlert> {
+/** Alerts as they are listed: their columns, their last firing and how many times they fired. */
+export function listed(db: Kysely<Database>): SelectQueryBuilder<Database, 'alerts', ListedAlert> {
   return db
     .selectFrom('alerts')
     .select([
@@ -49,11 +50,6 @@ export async function countAlerts(db: Kysely<Database>, accountId: string): Prom
     .where('account_id', '=', accountId)
     .executeTakeFirstOrThrow();
   return Number(row.count);
-}
-
-/** The account's alerts, oldest first. */
-export async function listAlerts(db: Kysely<Database>, accountId: string): Promise<ListedAlert[]> {
-  return listed(db).where('alerts.account_id', '=', accountId).orderBy('alerts.created_at').orderBy('alerts.id').execute();
 }
 
 export async function findAlert(db: Kysely<Database>, accountId: string, id: string): Promise<ListedAlert | undefined> {

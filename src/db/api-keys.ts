@@ -88,29 +88,6 @@ export async function revokeActiveKeysOf(db: Kysely<Database>, accountId: string
   return rows.length;
 }
 
-export interface ListedApiKey extends ApiKey {
-  /** the newest day with a recorded request, 'YYYY-MM-DD', or null */
-  last_used_day: string | null;
-}
-
-/** An account's keys, newest first, with the last day each was used. */
-export async function listKeysOf(db: Kysely<Database>, accountId: string): Promise<ListedApiKey[]> {
-  const rows = await db
-    .selectFrom('api_keys')
-    .selectAll('api_keys')
-    .select((eb) =>
-      eb
-        .selectFrom('usage_daily')
-        .whereRef('usage_daily.key_id', '=', 'api_keys.id')
-        .select((u) => u.fn.max('usage_daily.day').as('d'))
-        .as('last_used_day'),
-    )
-    .where('api_keys.account_id', '=', accountId)
-    .orderBy('api_keys.created_at', 'desc')
-    .execute();
-  return rows.map((r) => ({ ...r, last_used_day: r.last_used_day === null ? null : String(r.last_used_day) }));
-}
-
 /** Revokes the account's active key with this id; null when the account has no such active key. */
 export async function revokeKeyOfAccount(db: Kysely<Database>, accountId: string, keyId: string): Promise<ApiKey | null> {
   const row = await db

@@ -4,8 +4,8 @@ import { resolveArrayConnection } from '@pothos/plugin-relay';
 import { accountsByPlanAndStatus, type PlanStatusCount } from '../db/analytics/accounts-by-plan-and-status.js';
 import { accountsCreatedByDay, type AccountsCreatedOnDay } from '../db/analytics/accounts-created-by-day.js';
 import { quotaAlerts, type QuotaUse } from '../db/analytics/quota-alerts.js';
-import { BadRequestError } from '../errors.js';
-import { PlanEnum } from './account.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
+import { AccountRef, PlanEnum } from './account.js';
 import { analyticsRead, checkPage, checkRange, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './analytics-support.js';
 import { builder } from './builder.js';
 
@@ -27,6 +27,14 @@ const CreatedDayRef = builder.objectRef<AccountsCreatedOnDay>('AccountsCreatedOn
 const QuotaUseRef = builder.objectRef<QuotaUse>('AccountQuotaUse').implement({
   fields: (t) => ({
     email: t.string({ resolve: (q) => q.email }),
+    account: t.field({
+      type: AccountRef,
+      resolve: async (q, _args, ctx) => {
+        const account = await ctx.loaders.accountByEmail.load(q.email);
+        if (!account) throw new NotFoundError(`No account with e-mail ${q.email}`);
+        return account;
+      },
+    }),
     plan: t.field({ type: PlanEnum, resolve: (q) => q.plan }),
     used: t.int({ description: 'units taken this period (with any a running process holds but has not used yet)', resolve: (q) => q.used }),
     quota: t.int({ resolve: (q) => q.quota }),

@@ -5,7 +5,7 @@
 // docs/decisions.md) to the day before the next period's first. Free has one allowance that never
 // resets (D35): its one period runs from the account's first day to today.
 import { outcomeOf, type Outcome } from '../db/analytics/usage-outcome.js';
-import { accountDailyTotals, accountUsageGroups, type AccountUsageGroup } from '../db/usage.js';
+import type { AccountUsageGroup } from '../db/loaders/usage-groups-by-account.js';
 import { billingPeriod } from '../domain/billing.js';
 import { addDays, daysBetween, sydneyDate } from '../domain/calendar.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
@@ -163,12 +163,13 @@ builder.objectFields(AccountRef, (t) => ({
     description: 'Requests made with the account’s keys in its current quota period and the previous one',
     resolve: async (account, _args, ctx) => {
       const { current, previous } = usagePeriods(account, ctx.services.clock());
-      const { db } = ctx.services;
+      const { dailyRequests, usageGroups } = ctx.loaders;
+      const accountId = account.id;
       // Summed in the database: a busy account has a row per day, key, endpoint and status.
       const [daily, currentGroups, previousGroups] = await Promise.all([
-        accountDailyTotals(db, account.id, previous?.from ?? current.from, current.to),
-        accountUsageGroups(db, account.id, current.from, current.to),
-        previous ? accountUsageGroups(db, account.id, previous.from, previous.to) : [],
+        dailyRequests.load({ accountId, from: previous?.from ?? current.from, to: current.to }),
+        usageGroups.load({ accountId, ...current }),
+        previous ? usageGroups.load({ accountId, ...previous }) : [],
       ]);
       return { current: summarisePeriod(daily, currentGroups, current), previous: previous && summarisePeriod(daily, previousGroups, previous) };
     },

@@ -1,7 +1,10 @@
+import { resolveOffsetConnection } from '@pothos/plugin-relay';
 import { findAccountByEmail, insertAccount, updateAccount } from '../db/accounts.js';
+import { accountsPage } from '../db/accounts-page.js';
 import { ACCOUNT_STATUSES, type Account } from '../db/database.js';
 import { PLANS } from '../domain/plans.js';
 import { ConflictError, NotFoundError } from '../errors.js';
+import { checkPage, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './analytics-support.js';
 import { builder } from './builder.js';
 import type { Context } from './context.js';
 
@@ -31,6 +34,21 @@ async function changeAccount(ctx: Context, email: string, changes: Parameters<ty
   await ctx.services.changes.publish('keys_changed');
   return account;
 }
+
+builder.queryFields((t) => ({
+  accounts: t.connection({
+    type: AccountRef,
+    description: 'Every account, oldest first; with `plan` or `status`, only those (operator only)',
+    args: { plan: t.arg({ type: PlanEnum }), status: t.arg({ type: AccountStatusEnum }) },
+    authScopes: { operator: true },
+    resolve: (_root, args, ctx) => {
+      checkPage(args);
+      return resolveOffsetConnection({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE }, ({ offset, limit }) =>
+        accountsPage(ctx.services.db, args, offset, limit),
+      );
+    },
+  }),
+}));
 
 builder.mutationFields((t) => ({
   createAccount: t.field({

@@ -9,7 +9,6 @@ import {
   findAlert,
   findPausableAlert,
   insertAlert,
-  listAlerts,
   listRecentFirings,
   pauseAlert,
   setAlertActive,
@@ -18,7 +17,7 @@ import {
   type PausableAlert,
 } from '../db/alerts.js';
 import { ALERT_CHANNELS, ALERT_CONDITIONS, type AlertChannel, type AlertCondition } from '../db/database.js';
-import { insertAttempts, listSubscriptions } from '../db/webhooks.js';
+import { insertAttempts } from '../db/webhooks.js';
 import { alertValueFault } from '../domain/alerts.js';
 import { addDays } from '../domain/calendar.js';
 import { isPublishedCode } from '../domain/currencies.js';
@@ -27,6 +26,7 @@ import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../erro
 import { alertMail, type AlertMailFiring } from '../mail/alert-mail.js';
 import { alertPayload } from '../webhooks/payload.js';
 import { signedDelivery } from '../webhooks/sign.js';
+import { AccountRef } from './account.js';
 import { builder } from './builder.js';
 import type { Context } from './context.js';
 import { checkAlertLimit, checkAlertsAvailable, checkAlertWebhooks } from './plan-rules.js';
@@ -215,7 +215,7 @@ async function sampleFiring(ctx: Context, alert: ListedAlert): Promise<AlertMail
 
 async function testWebhooks(ctx: Context, accountId: string, firing: AlertMailFiring & { alertId: string }): Promise<WebhookTest[]> {
   const { db, webhooks, clock } = ctx.services;
-  const subscriptions = (await listSubscriptions(db, accountId)).filter(
+  const subscriptions = (await ctx.loaders.subscriptionsOfAccount.load(accountId)).filter(
     (s) => s.is_active && (s.currencies === null || s.currencies.includes(firing.currency)),
   );
   return Promise.all(
@@ -265,6 +265,14 @@ async function testEmail(ctx: Context, accountId: string, firing: AlertMailFirin
   }
 }
 
+builder.objectFields(AccountRef, (t) => ({
+  alerts: t.field({
+    type: [AlertRef],
+    description: "The account's rate alerts, oldest first",
+    resolve: (account, _args, ctx) => ctx.loaders.alertsOfAccount.load(account.id),
+  }),
+}));
+
 builder.queryFields((t) => ({
   alerts: t.field({
     type: AlertListRef,
@@ -272,7 +280,8 @@ builder.queryFields((t) => ({
     authScopes: { apiKey: true, session: true },
     resolve: async (_root, _args, ctx) => {
       const viewer = requireSubscriber(ctx, RATE_ALERTS.start);
-      return { alerts: await listAlerts(ctx.services.db, viewer.accountId), limit: PLAN_LIMITS[viewer.plan].alerts, accountId: viewer.accountId };
+      const alerts = await ctx.loaders.alertsOfAccount.load(viewer.accountId);
+      return { alerts, limit: PLAN_LIMITS[viewer.plan].alerts, accountId: viewer.accountId };
     },
   }),
   pausableAlert: t.field({

@@ -31,7 +31,7 @@ export const ApiKeyRef = builder.objectRef<ApiKey>('ApiKey').implement({
     createdAt: t.expose('created_at', { type: 'DateTime' }),
     restrictions: t.field({
       type: KeyRestrictionsRef,
-      resolve: async (key, _args, ctx) => ({ key, account: await findAccountById(ctx.services.db, key.account_id) }),
+      resolve: async (key, _args, ctx) => ({ key, account: await ctx.loaders.account.load(key.account_id) }),
     }),
   }),
 });

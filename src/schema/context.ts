@@ -1,10 +1,12 @@
-// Each operation's context: the app's services, the rates it reads, and who is asking. The viewer is
-// always explicit, so no rule can mistake a missing one for the operator: the schema's auth scopes
-// (src/schema/viewer-scopes.ts) decide from it what each kind of viewer may do.
+// Each operation's context: the app's services, the rates it reads, the loaders that batch its reads
+// of accounts, keys, usage, subscriptions and alerts (src/schema/loaders.ts), and who is asking. The
+// viewer is always explicit, so no rule can mistake a missing one for the operator: the schema's
+// auth scopes (src/schema/viewer-scopes.ts) decide from it what each kind of viewer may do.
 import { RequestCache } from '@pothos/plugin-scope-auth';
 import type { Account } from '../db/database.js';
 import type { Plan } from '../domain/plans.js';
 import type { Services } from '../services.js';
+import { createLoaders, type Loaders } from './loaders.js';
 import { createRateLoaders, type RateLoaders } from './rate-loaders.js';
 
 /** The operator: the internal endpoint behind the operator token, and the operator CLI. */
@@ -45,16 +47,22 @@ export const ANONYMOUS: AnonymousViewer = { kind: 'anonymous' };
 export interface Context {
   services: Services;
   rates: RateLoaders;
+  loaders: Loaders;
   viewer: Viewer;
 }
 
 export function createContext(services: Services, viewer: Viewer): Context {
   let rates: RateLoaders | undefined;
+  let loaders: Loaders | undefined;
   return {
     services,
-    // Requests answered without rates (or from the shared answers) never make loaders.
+    // Requests answered without rates (or from the shared answers) never make rate loaders, and
+    // those that read no account, key, subscription or alert never make the others.
     get rates() {
       return (rates ??= createRateLoaders(services.rateHistory));
+    },
+    get loaders() {
+      return (loaders ??= createLoaders(services.db));
     },
     viewer,
   };

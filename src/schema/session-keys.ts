@@ -1,6 +1,7 @@
 // The signed-in account's own API keys, for the dashboard: list, issue, revoke. Another account's
 // key is never found.
-import { listKeysOf, revokeKeyOfAccount, type ListedApiKey } from '../db/api-keys.js';
+import { revokeKeyOfAccount } from '../db/api-keys.js';
+import type { ListedApiKey } from '../db/loaders/keys-by-account.js';
 import { KeyRestrictionsInput } from './key-restrictions.js';
 import { AccountSuspendedError, NotFoundError } from '../errors.js';
 import { AccountRef } from './account.js';
@@ -20,7 +21,11 @@ builder.objectFields(ApiKeyRef, (t) => ({
 }));
 
 builder.objectFields(AccountRef, (t) => ({
-  apiKeys: t.field({ type: [ApiKeyRef], description: 'Every key of the account, newest first', resolve: (a, _args, ctx) => listKeysOf(ctx.services.db, a.id) }),
+  apiKeys: t.field({
+    type: [ApiKeyRef],
+    description: 'Every key of the account, newest first',
+    resolve: (a, _args, ctx) => ctx.loaders.keysOfAccount.load(a.id),
+  }),
 }));
 
 builder.mutationFields((t) => ({
@@ -42,7 +47,7 @@ builder.mutationFields((t) => ({
     authScopes: { session: true },
     resolve: async (_root, { id, restrictions, clear }, ctx) => {
       const { account } = sessionViewerOf(ctx);
-      const key = UUID_SHAPE.test(id) ? (await listKeysOf(ctx.services.db, account.id)).find((k) => k.id === id && k.status === 'active') : undefined;
+      const key = UUID_SHAPE.test(id) ? (await ctx.loaders.keysOfAccount.load(account.id)).find((k) => k.id === id && k.status === 'active') : undefined;
       if (!key) throw new NotFoundError('No active API key of this account has that id');
       return restrictKey(ctx, key, restrictions, clear ?? false);
     },

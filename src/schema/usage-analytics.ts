@@ -9,8 +9,9 @@ import { USAGE_DIMENSIONS, usageGroups, type UsageGroupRow, type UsageReportArgs
 import { USAGE_OUTCOMES } from '../db/analytics/usage-outcome.js';
 import { usageTotal } from '../db/analytics/usage-total.js';
 import { sydneyDate } from '../domain/calendar.js';
-import { PlanEnum } from './account.js';
+import { AccountRef, PlanEnum } from './account.js';
 import { analyticsRead, checkPage, checkRange, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './analytics-support.js';
+import { ApiKeyRef } from './api-key.js';
 import { builder } from './builder.js';
 
 const UsageDimension = builder.enumType('UsageDimension', {
@@ -34,9 +35,21 @@ const UsageGroup = builder.objectRef<UsageGroupRow>('UsageGroup').implement({
     month: t.string({ nullable: true, description: 'the first day of the month', resolve: (r) => r.month ?? null }),
     accountId: t.string({ nullable: true, resolve: (r) => r.account_id ?? null }),
     accountEmail: t.string({ nullable: true, resolve: (r) => (r.account_id ? r.account_email : null) }),
+    account: t.field({
+      type: AccountRef,
+      nullable: true,
+      description: 'the account, when grouped by ACCOUNT',
+      resolve: (r, _args, ctx) => (r.account_id ? ctx.loaders.account.load(r.account_id) : null),
+    }),
     plan: t.field({ type: PlanEnum, nullable: true, resolve: (r) => r.plan ?? null }),
     keyId: t.string({ nullable: true, resolve: (r) => r.key_id ?? null }),
     keyPrefix: t.string({ nullable: true, resolve: (r) => (r.key_id ? r.key_prefix : null) }),
+    key: t.field({
+      type: ApiKeyRef,
+      nullable: true,
+      description: 'the key, when grouped by KEY',
+      resolve: (r, _args, ctx) => (r.key_id ? ctx.loaders.apiKey.load(r.key_id) : null),
+    }),
     endpoint: t.string({ nullable: true, description: 'the REST route’s operation name (Latest, Convert, …)', resolve: (r) => r.endpoint ?? null }),
     outcome: t.field({ type: UsageOutcome, nullable: true, resolve: (r) => r.outcome ?? null }),
     requests: t.int({ resolve: (r) => r.requests }),

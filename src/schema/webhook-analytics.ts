@@ -14,6 +14,7 @@ import {
 } from '../db/analytics/webhook-health.js';
 import { analyticsRead, checkPage, checkRange, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './analytics-support.js';
 import { builder } from './builder.js';
+import { WebhookSubscriptionRef } from './webhook-subscription.js';
 
 /** the consecutive failures at which a subscription turns inactive (D28 in docs/decisions.md) */
 const DEACTIVATE_AFTER_FAILURES = 10;
@@ -56,6 +57,12 @@ const SubscriptionHealth = builder.objectRef<SubscriptionHealthRow>('WebhookSubs
   fields: (t) => ({
     id: t.string({ resolve: (s) => s.id }),
     url: t.string({ resolve: (s) => s.url }),
+    subscription: t.field({
+      type: WebhookSubscriptionRef,
+      nullable: true,
+      description: 'the subscription itself; null when it was deleted since',
+      resolve: (s, _args, ctx) => ctx.loaders.subscription.load(s.id),
+    }),
     accountEmail: t.string({ resolve: (s) => s.account_email }),
     isActive: t.boolean({ resolve: (s) => s.is_active }),
     consecutiveFailures: t.int({ resolve: (s) => s.failure_count }),

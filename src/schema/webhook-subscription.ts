@@ -10,8 +10,6 @@ import {
   findSubscription,
   insertAttempts,
   insertSubscription,
-  listRecentAttempts,
-  listSubscriptions,
   setSubscriptionActive,
   type RecentAttempt,
 } from '../db/webhooks.js';
@@ -22,17 +20,17 @@ import { deliveryPayload } from '../webhooks/payload.js';
 import { generateSigningSecret } from '../webhooks/secret-box.js';
 import { signedDelivery } from '../webhooks/sign.js';
 import { parseWebhookUrl, resolveWebhookTarget } from '../webhooks/target.js';
+import { AccountRef } from './account.js';
 import { builder } from './builder.js';
 import type { Context } from './context.js';
 import { CurrencyCodeEnum } from './currency.js';
+import { RECENT_ATTEMPTS } from './loaders.js';
 import { checkSubscriptionLimit, checkWebhooksAvailable } from './plan-rules.js';
 
 /** What "every currency" means today: all served codes but the base (D26). */
 const ALL_CODES = CURRENCY_CODES.filter((code) => code !== 'AUD');
 const MAX_DESCRIPTION = 200;
 const SUBSCRIPTION_ID = /^[0-9a-f]{32}$/;
-/** how many attempts a subscription lists as its recent deliveries */
-const RECENT_ATTEMPTS = 50;
 
 /** The account whose subscriptions (or alerts) these are. */
 export interface Subscriber {
@@ -108,7 +106,7 @@ export const WebhookSubscriptionRef = builder.objectRef<WebhookSubscription>('We
     recentDeliveries: t.field({
       type: [WebhookAttemptRef],
       description: `The latest ${RECENT_ATTEMPTS} delivery attempts, test deliveries included, newest first`,
-      resolve: (s, _args, ctx) => listRecentAttempts(ctx.services.db, s.id, RECENT_ATTEMPTS),
+      resolve: (s, _args, ctx) => ctx.loaders.recentAttempts.load(s.id),
     }),
   }),
 });
@@ -166,6 +164,14 @@ function checkCurrencies(currencies: readonly string[] | null | undefined): stri
   return [...currencies];
 }
 
+builder.objectFields(AccountRef, (t) => ({
+  webhookSubscriptions: t.field({
+    type: [WebhookSubscriptionRef],
+    description: "The account's webhook subscriptions, oldest first",
+    resolve: (account, _args, ctx) => ctx.loaders.subscriptionsOfAccount.load(account.id),
+  }),
+}));
+
 builder.queryField('webhookSubscriptions', (t) =>
   t.field({
     type: SubscriptionListRef,
@@ -174,7 +180,7 @@ builder.queryField('webhookSubscriptions', (t) =>
     resolve: async (_root, _args, ctx) => {
       const viewer = requireSubscriber(ctx);
       return {
-        subscriptions: await listSubscriptions(ctx.services.db, viewer.accountId),
+        subscriptions: await ctx.loaders.subscriptionsOfAccount.load(viewer.accountId),
         limit: PLAN_LIMITS[viewer.plan].webhookSubscriptions,
       };
     },

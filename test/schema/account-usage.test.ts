@@ -2,7 +2,7 @@
 // the Sydney dates usage is recorded under, Free's one allowance since sign-up (D35), and a
 // period's days, totals and groups from the account's daily totals and groups. Pure.
 import { describe, expect, it } from 'vitest';
-import type { AccountUsageGroup } from '../../src/db/usage.js';
+import type { AccountUsageGroup } from '../../src/db/loaders/usage-groups-by-account.js';
 import { summarisePeriod, usagePeriods } from '../../src/schema/account-usage.js';
 
 const paid = (billingDay: number) => ({ plan: 'professional' as const, billing_day: billingDay, created_at: new Date('2025-01-01T00:00:00Z') });

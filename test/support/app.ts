@@ -1,6 +1,7 @@
 // The real app on a test database, with a settable clock. Requests go through the app's own fetch
 // (no port), operator actions through the real internal endpoint.
 import { readFileSync } from 'node:fs';
+import type { LogEvent } from 'kysely';
 import { pino, type Logger } from 'pino';
 import { print } from 'graphql';
 import { buildApp, type App, type WebhookNetwork } from '../../src/app.js';
@@ -82,11 +83,20 @@ export interface TestAppOptions {
   webhookNetwork?: WebhookNetwork;
   /** where the app logs; silent otherwise */
   logger?: Logger;
+  /** told of every statement the database runs, beside the app's metrics (Kysely's `log` hook) */
+  databaseLog?: (event: LogEvent) => void;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const metrics = new ServiceMetrics();
-  const database = await openTestDatabase({ log: metrics.databaseLog });
+  const { databaseLog } = options;
+  const log = databaseLog
+    ? (event: LogEvent) => {
+        metrics.databaseLog(event);
+        databaseLog(event);
+      }
+    : metrics.databaseLog;
+  const database = await openTestDatabase({ log });
   let now = new Date(options.now ?? '2026-05-12T03:00:00Z');
   const config = parseConfig({
     DOCUMENTATION_URL: 'https://docs.example.test/api',
