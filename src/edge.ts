@@ -22,7 +22,7 @@ import { MethodNotAllowedError } from './http/http-errors.js';
 import type { AnsweredRequest } from './metrics.js';
 import type { TrustedProxies } from './rest/client-address.js';
 import { compose } from './rest/compose.js';
-import { CsvBody } from './rest/csv.js';
+import { StreamedBody } from './rest/streamed-body.js';
 import { EdgeRequest, type ServerContext } from './rest/edge-request.js';
 import { Exchange, type Answer, type Endpoint, type Fallback, type RestRequest, type Step } from './rest/exchange.js';
 import { decodePathSegment } from './rest/params.js';
@@ -232,7 +232,8 @@ function responseOf(exchange: Exchange, stopping: boolean): Response {
   }
   // Asked when the answer is written, so a request that came in before the stop began closes too.
   if (stopping) headers.Connection = 'close';
-  const sent = exchange.request.method === 'HEAD' || body === null ? null : body instanceof CsvBody ? Readable.from(body.rows(), { objectMode: false }) : body;
+  const sent =
+    exchange.request.method === 'HEAD' || body === null ? null : body instanceof StreamedBody ? Readable.from(body.chunks(), { objectMode: false }) : body;
   return new Response(sent as BodyInit | null, { status: answer.status, headers });
 }
 

@@ -8,7 +8,7 @@ import { BadRequestError, KeyRestrictedError } from './errors.js';
 import { parseIpAddress, type IpAddress } from './ip-address.js';
 
 /** The names a key's `allowedEndpoints` are made of. */
-export const KEY_ENDPOINTS = ['latest', 'historical', 'timeseries', 'convert', 'fluctuation', 'averages', 'webhooks', 'alerts', 'mcp'] as const;
+export const KEY_ENDPOINTS = ['latest', 'historical', 'timeseries', 'convert', 'fluctuation', 'averages', 'export', 'webhooks', 'alerts', 'mcp'] as const;
 export type KeyEndpoint = (typeof KEY_ENDPOINTS)[number];
 
 /**
@@ -23,6 +23,7 @@ const ENDPOINT_PATHS: Readonly<Record<KeyEndpoint, { paths: readonly string[] } 
   convert: { paths: ['/convert'] },
   fluctuation: { paths: ['/fluctuation'] },
   averages: { paths: ['/averages'] },
+  export: { paths: ['/export'] },
   webhooks: { under: '/api/webhook-subscriptions' },
   alerts: { under: '/api/alerts' },
   mcp: { paths: ['/mcp'] },
@@ -79,10 +80,13 @@ export function hasExpired(expiresOn: string | null, now: Date): boolean {
   return expiresOn !== null && utcDate(now) >= expiresOn;
 }
 
+/** Paths every key may call whatever endpoints it is limited to: a key's own standing (D46 in docs/decisions.md). */
+const OPEN_TO_EVERY_KEY: ReadonlySet<string> = new Set(['/usage']);
+
 /** Refuses a request its key's restrictions do not allow (403 key_restricted, naming which). */
 export function checkRestrictions(restrictions: CheckedRestrictions, request: { path: string; client: IpAddress }): void {
   const { ranges, endpoints } = restrictions;
-  if (endpoints) {
+  if (endpoints && !OPEN_TO_EVERY_KEY.has(request.path)) {
     const name = endpointOf(request.path);
     if (name === null || !endpoints.has(name)) {
       const what = name ?? 'this endpoint';

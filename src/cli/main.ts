@@ -22,7 +22,7 @@ const USAGE = `usage: npm run --silent cli -- <command> [--create]
   backup <file>
   restore <file>
 Key restrictions: endpoint names are latest, historical, timeseries, convert, fluctuation, averages,
-webhooks, alerts, mcp; key restrict keeps the restrictions it is not given, and --clear removes them all.
+export, webhooks, alerts, mcp; key restrict keeps the restrictions it is not given, and --clear removes them all.
 Beside a running service (service.json in DATA_DIR) a command goes through its internal endpoint.
 Without one it opens the store itself and says which on stderr; it opens an embedded database
 that is not there yet only for import, or with --create. backup and restore are for the embedded

@@ -42,7 +42,8 @@ import { UsagePage, type UsageData } from './usage-page.js';
 import { PlanPage, type PlanChangeContact } from './plan-page.js';
 import { Reports, type RunAverages } from './reports.js';
 import { ReportsPage } from './reports-page.js';
-import { AVERAGES, averagesCsv } from '../rest/averages.js';
+import { AVERAGES, averagesCsv, averagesWorkbook, type AveragesResult } from '../rest/averages.js';
+import type { StreamedBody } from '../rest/streamed-body.js';
 import { AlertsPage, alertInWords, ConfirmPauseAlertPage, DeleteAlertPage, type AlertForm, type AlertsData, type AlertTestNotice } from './alerts-page.js';
 import { ALERT_PAUSE_PATH } from '../mail/alert-links.js';
 import { DeleteSubscriptionPage, inPlainWords, WebhooksPage, type CreateForm, type WebhooksData, type WebhooksNotice } from './webhooks-page.js';
@@ -473,6 +474,14 @@ export function dashboardEndpoints({ executor, services, logger, planChange }: D
     (variables) =>
       run('averages', variables, session);
 
+  /** A Reports download: the period's figures as the API's file of the same format (one unit). */
+  async function reportFile(req: DashboardRequest, file: (period: string, result: AveragesResult) => StreamedBody): Promise<Answer> {
+    const session = signedIn(req);
+    const { period, result } = await reports.download(session, req.url.searchParams, runAverages(session));
+    const body = file(period, result);
+    return { status: 200, body, headers: { ...body.headers(), 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' } };
+  }
+
   type Handler = (req: DashboardRequest) => Promise<Answer>;
   /** Every page: its path and what each method does. */
   const pages: Record<string, Partial<Record<'GET' | 'POST', Handler>>> = {
@@ -743,14 +752,8 @@ export function dashboardEndpoints({ executor, services, logger, planChange }: D
         return page(status, ReportsPage({ assets: ASSETS, frame: frameOf(req, session.account, 'reports'), data }));
       },
     },
-    '/dashboard/reports/csv': {
-      GET: async (req) => {
-        const session = signedIn(req);
-        const { period, averages } = await reports.csv(session, req.url.searchParams, runAverages(session));
-        const csv = averagesCsv(period, averages);
-        return { status: 200, body: csv, headers: { ...csv.headers(), 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' } };
-      },
-    },
+    '/dashboard/reports/csv': { GET: (req) => reportFile(req, (period, result) => averagesCsv(period, result.periodAverages)) },
+    '/dashboard/reports/xlsx': { GET: (req) => reportFile(req, averagesWorkbook) },
     '/dashboard/plan': {
       GET: async (req) => {
         const { sessionAccount: account } = await run('plan', {}, signedIn(req));

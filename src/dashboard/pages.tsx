@@ -383,6 +383,7 @@ export const ENDPOINT_CHOICES: readonly [name: string, covers: string][] = [
   ['convert', '/convert with the key'],
   ['fluctuation', '/fluctuation'],
   ['averages', '/averages'],
+  ['export', '/export'],
   ['webhooks', 'webhook subscriptions'],
   ['alerts', 'rate alerts'],
   ['mcp', 'the MCP endpoint'],

@@ -1,7 +1,10 @@
 // The Reports page: period averages for the figures a customer files (a financial year, a calendar
 // year, a half, a quarter or a month), from the same operation as GET /averages, with the same CSV
-// to download. Each view of a period is one metered request, as the API call is.
-import type { PeriodAverages } from '../rest/averages.js';
+// and workbook to download. Each view of a period is one metered request, as the API call is. The
+// figures are written as the files write them (D48 in docs/decisions.md): the mean with 6 places,
+// the rates with the decimals the RBA published.
+import { publishedText } from '../domain/currencies.js';
+import { meanText, type PeriodAverages } from '../rest/averages.js';
 import { Layout, type PageAssets, type SignedInFrame } from './pages.js';
 
 export interface ReportsData {
@@ -39,7 +42,14 @@ export function periodChoices(today: string): PeriodGroup[] {
   ];
 }
 
-const csvLink = (period: string, byMonth: boolean) => `/dashboard/reports/csv?period=${encodeURIComponent(period)}${byMonth ? '&interval=month' : ''}`;
+const fileLink = (format: 'csv' | 'xlsx', period: string, byMonth: boolean) =>
+  `/dashboard/reports/${format}?period=${encodeURIComponent(period)}${byMonth ? '&interval=month' : ''}`;
+
+/** A month's mean of a code as the files write it, or a dash when the code has none that month. */
+function monthMean(month: NonNullable<PeriodAverages['months']>[number], code: string): string {
+  const figures = month.rates.find((r) => r.code === code);
+  return figures ? meanText(figures.mean) : '–';
+}
 
 function Figures({ averages, period }: { averages: PeriodAverages; period: string }) {
   const months = averages.months ?? [];
@@ -78,25 +88,34 @@ function Figures({ averages, period }: { averages: PeriodAverages; period: strin
               {averages.rates.map((r) => (
                 <tr key={r.code}>
                   <th scope="row">{r.code}</th>
-                  <td class="number">{r.mean}</td>
+                  <td class="number">{meanText(r.mean)}</td>
                   <td class="number" title={`on ${r.last_date}`}>
-                    {r.end_rate}
+                    {publishedText(r.code, r.end_rate)}
                   </td>
                   <td class="number">{r.days}</td>
-                  <td class="number">{r.min}</td>
-                  <td class="number">{r.max}</td>
+                  <td class="number">{publishedText(r.code, r.min)}</td>
+                  <td class="number">{publishedText(r.code, r.max)}</td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
         <p>
-          <a href={csvLink(period, false)} download>
+          <a href={fileLink('csv', period, false)} download>
             Download this table as CSV
           </a>{' '}
           ·{' '}
-          <a href={csvLink(period, true)} download>
+          <a href={fileLink('xlsx', period, false)} download>
+            Download this table as an Excel workbook
+          </a>
+        </p>
+        <p>
+          <a href={fileLink('csv', period, true)} download>
             Download the months as CSV
+          </a>{' '}
+          ·{' '}
+          <a href={fileLink('xlsx', period, true)} download>
+            Download the months as an Excel workbook
           </a>
         </p>
         <p class="muted">The end rate is the rate on the last rate day of the period. Each download counts one more request.</p>
@@ -122,7 +141,7 @@ function Figures({ averages, period }: { averages: PeriodAverages; period: strin
                   <th scope="row">{m.month}</th>
                   {codes.map((code) => (
                     <td key={code} class="number">
-                      {m.rates.find((r) => r.code === code)?.mean ?? '–'}
+                      {monthMean(m, code)}
                     </td>
                   ))}
                 </tr>
@@ -151,7 +170,7 @@ export function ReportsPage({ assets, frame, data }: { assets: PageAssets; frame
           <ul>
             <li>the average of each currency (exact, rounded to 6 decimal places), the number of rate days, the end rate, the lowest and the highest;</li>
             <li>the same figures month by month;</li>
-            <li>both tables as CSV files to download.</li>
+            <li>both tables as CSV files or Excel workbooks to download.</li>
           </ul>
           <p>Starter gives periods that start within its last 30 days; Professional, Business and Enterprise any period from 2018.</p>
         </section>

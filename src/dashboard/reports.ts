@@ -7,7 +7,7 @@ import { sydneyDate } from '../domain/calendar.js';
 import { namedPeriod } from '../domain/period-averages.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
 import { AccountSuspendedError, BadRequestError, DomainError } from '../errors.js';
-import type { PeriodAverages } from '../rest/averages.js';
+import type { AveragesResult } from '../rest/averages.js';
 import { MonthlyQuota } from '../rest/monthly-quota.js';
 import type { SessionViewer } from '../schema/context.js';
 import type { Services } from '../services.js';
@@ -21,7 +21,7 @@ export interface AveragesVariables {
 }
 
 /** Runs the averages operation for the session (the dashboard's `run`). */
-export type RunAverages = (variables: AveragesVariables) => Promise<{ periodAverages: PeriodAverages }>;
+export type RunAverages = (variables: AveragesVariables) => Promise<AveragesResult>;
 
 /** Refusals the page shows beside its picker rather than on a page of their own. */
 const SHOWN_REFUSALS: Partial<Record<string, number>> = { plan_restricted: 403, not_found: 404 };
@@ -46,8 +46,8 @@ export class Reports {
     const text = query.get('period');
     if (text === null || !data.available) return { status: 200, data };
     try {
-      const { period, averages } = await this.averages(session, text, run, true);
-      return { status: 200, data: { ...data, shown: { period, averages } } };
+      const { period, result } = await this.averages(session, text, run, true);
+      return { status: 200, data: { ...data, shown: { period, averages: result.periodAverages } } };
     } catch (error) {
       const status = error instanceof DomainError ? SHOWN_REFUSALS[error.code] : undefined;
       if (!status || !(error instanceof DomainError)) throw error;
@@ -55,8 +55,8 @@ export class Reports {
     }
   }
 
-  /** A period's figures for a CSV download (one unit). */
-  async csv(session: SessionViewer, query: URLSearchParams, run: RunAverages): Promise<{ period: string; averages: PeriodAverages }> {
+  /** A period's figures for a download, CSV or workbook (one unit). */
+  async download(session: SessionViewer, query: URLSearchParams, run: RunAverages): Promise<{ period: string; result: AveragesResult }> {
     const interval = query.get('interval');
     if (interval !== null && interval !== 'month') throw new BadRequestError('The only interval is month.');
     return this.averages(session, query.get('period') ?? '', run, interval === 'month');
@@ -67,9 +67,9 @@ export class Reports {
     if (session.account.status === 'suspended') throw new AccountSuspendedError('This account is suspended: reports, like its API keys, are refused.');
     const named = namedPeriod(text);
     if (!named) throw new BadRequestError('Pick a period from the list: a financial year, a calendar year, a half, a quarter or a month.');
-    const { periodAverages: averages } = await run({ start: named.start, end: named.end, codes: null, byMonth });
+    const result = await run({ start: named.start, end: named.end, codes: null, byMonth });
     const { account } = session;
     await this.quota.take({ accountId: account.id, plan: account.plan, billingDay: account.billing_day });
-    return { period: named.name, averages };
+    return { period: named.name, result };
   }
 }

@@ -21,27 +21,39 @@ const MS_PER_DAY = 86_400_000;
 // RBA, being a bank, does not publish on it. 'observance' (Mother's/Father's Day)
 // always falls on a Sunday and is not a day off; 'optional' and 'school' do not
 // close banks (and date-holidays currently returns neither for AU/NSW).
-// Checked against the RBA's own F11.1 file for 2023-01-03..2026-05-11: the weekdays
-// missing from it are exactly the 'public' and 'bank' days.
+// Checked against the RBA's own F11.1 download (seed/f11.1-data_2026-05-11.csv, 2023 to
+// 2026) and its USD series of 2018 to 2022 (test/domain/publication-days.test.ts): the
+// weekdays missing from them are exactly these days, but for one correction below.
 const CLOSED_HOLIDAY_TYPES: ReadonlySet<string> = new Set(['public', 'bank']);
+
+/**
+ * date-holidays gives NSW a Monday off for an Anzac Day that falls on a Saturday in every year
+ * before 2026 as well. NSW had none before its law changed for 2026: the RBA published on Monday
+ * 27 April 2020, the one such Monday of the history. From 2026 on its Monday substitutes hold (the
+ * RBA did not publish on 27 April 2026).
+ */
+const ANZAC_SUBSTITUTES_FROM = 2026;
+const isBogusAnzacSubstitute = (holiday: { name: string; substitute?: boolean }, year: number): boolean =>
+  year < ANZAC_SUBSTITUTES_FROM && holiday.substitute === true && holiday.name.startsWith('Anzac Day');
 
 const NSW_HOLIDAYS = new Holidays('AU', 'NSW');
 
 // Evaluating the holiday rules is comparatively slow, and isBusinessDay sits on hot paths, so each
 // year's closed dates are worked out once and kept (every year of the history and a few more).
-const closedDatesByYear = new LRUCache<number, ReadonlySet<string>>({
+const closedDatesByYear = new LRUCache<number, ReadonlyMap<string, string>>({
   max: 64,
   memoMethod: (year) => {
-    const dates = new Set<string>();
-    for (const holiday of NSW_HOLIDAYS.getHolidays(year)) {
+    const dates = new Map<string, string>();
+    for (const holiday of NSW_HOLIDAYS.getHolidays(year, 'en')) {
       // holiday.date is local wall-clock 'YYYY-MM-DD HH:mm:ss' in the holiday's zone.
-      if (CLOSED_HOLIDAY_TYPES.has(holiday.type)) dates.add(holiday.date.slice(0, 10));
+      const date = holiday.date.slice(0, 10);
+      if (CLOSED_HOLIDAY_TYPES.has(holiday.type) && !isBogusAnzacSubstitute(holiday, year) && !dates.has(date)) dates.set(date, holiday.name);
     }
     return dates;
   },
 });
 
-const closedDatesOf = (year: number): ReadonlySet<string> => closedDatesByYear.memo(year);
+const closedDatesOf = (year: number): ReadonlyMap<string, string> => closedDatesByYear.memo(year);
 
 /** The value of the ASCII digits text[from, to), or -1 when one of them is not a digit. */
 function digitsAt(text: string, from: number, to: number): number {
@@ -122,6 +134,21 @@ export function isBusinessDay(date: string): boolean {
   const weekday = new Date(ms).getUTCDay();
   if (weekday === 0 || weekday === 6) return false;
   return !closedDatesOf(new Date(ms).getUTCFullYear()).has(date);
+}
+
+/** Monday to Friday. */
+export function isWeekday(date: string): boolean {
+  const weekday = new Date(requireIsoDate(date)).getUTCDay();
+  return weekday !== 0 && weekday !== 6;
+}
+
+/**
+ * The name of the NSW public holiday or Bank Holiday on `date` ("Christmas Day", "Bank Holiday",
+ * "Boxing Day (substitute day)"), on which the RBA does not publish; null on any other day.
+ */
+export function holidayName(date: string): string | null {
+  const ms = requireIsoDate(date);
+  return closedDatesOf(new Date(ms).getUTCFullYear()).get(date) ?? null;
 }
 
 export function nextBusinessDay(date: string): string {

@@ -1,5 +1,5 @@
 // The 21 codes the service knows: AUD (the base) and the 20 series it serves from RBA table F11.1.
-import { trimDecimal } from './decimal.js';
+import { padDecimal, trimDecimal } from './decimal.js';
 
 // The codes stored from the RBA's daily table F11.1: every value is "A$1 = x units" (AUD is the
 // base and is never stored itself).
@@ -79,6 +79,53 @@ export const CURRENCIES: readonly CurrencyInfo[] = [
   info('TWI', 'Trade-weighted Index (May 1970 = 100)', 'TWI', 'Australia'),
   info('SDR', 'Special Drawing Right', 'XDR', 'International Monetary Fund'),
 ];
+
+/**
+ * How the RBA publishes each series of table F11.1, as its own header block names it: the series
+ * id, the `Title` and `Units` cells of its column (TWI's unit is `Index`), and the decimal places
+ * of every value (D2 in docs/decisions.md). The one place the service knows them: the parsers map
+ * columns by these units, and every text output writes values with these places.
+ */
+export interface PublishedSeries {
+  seriesId: string;
+  title: string;
+  units: string;
+  places: number;
+}
+
+const series = (seriesId: string, title: string, units: string, places: number): PublishedSeries => ({ seriesId, title, units, places });
+
+export const PUBLISHED_SERIES: Readonly<Record<PublishedCode, PublishedSeries>> = {
+  USD: series('FXRUSD', 'A$1=USD', 'USD', 4),
+  EUR: series('FXREUR', 'A$1=EUR', 'EUR', 4),
+  GBP: series('FXRUKPS', 'A$1=GBP', 'GBP', 4),
+  JPY: series('FXRJY', 'A$1=JPY', 'JPY', 2),
+  CNY: series('FXRCR', 'A$1=CNY', 'CNY', 4),
+  KRW: series('FXRSKW', 'A$1=KRW', 'KRW', 2),
+  INR: series('FXRIRE', 'A$1=INR', 'INR', 2),
+  SGD: series('FXRSD', 'A$1=SGD', 'SGD', 4),
+  NZD: series('FXRNZD', 'A$1=NZD', 'NZD', 4),
+  THB: series('FXRTB', 'A$1=THB', 'THB', 2),
+  MYR: series('FXRMR', 'A$1=MYR', 'MYR', 4),
+  IDR: series('FXRIR', 'A$1=IDR', 'IDR', 0),
+  VND: series('FXRVD', 'A$1=VND', 'VND', 0),
+  HKD: series('FXRHKD', 'A$1=HKD', 'HKD', 4),
+  PHP: series('FXRPHP', 'A$1=PHP', 'PHP', 2),
+  CAD: series('FXRCD', 'A$1=CAD', 'CAD', 4),
+  CHF: series('FXRSF', 'A$1=CHF', 'CHF', 4),
+  TWD: series('FXRNTD', 'A$1=TWD', 'TWD', 2),
+  TWI: series('FXRTWI', 'Trade-weighted Index May 1970 = 100', 'Index', 2),
+  SDR: series('FXRSDR', 'A$1=SDR', 'SDR', 4),
+};
+
+/** The decimal places a code's values are published with; AUD, the base, is 1. */
+export const publishedPlaces = (code: string): number => (isPublishedCode(code) ? PUBLISHED_SERIES[code].places : 0);
+
+/**
+ * A value as text outputs write it (D48 in docs/decisions.md): with its series' published places,
+ * as the RBA wrote it ('0.6400', '96.10', '10635'), where JSON keeps the shortest exact number.
+ */
+export const publishedText = (code: string, value: string): string => padDecimal(value, publishedPlaces(code));
 
 const CODE_SET: ReadonlySet<string> = new Set(CURRENCY_CODES);
 

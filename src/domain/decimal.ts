@@ -41,3 +41,14 @@ export function trimDecimal(text: string): string {
   const trimmed = text.replace(/^0+(?=\d)/, '').replace(/0+$/, '');
   return trimmed.endsWith('.') ? trimmed.slice(0, -1) : trimmed;
 }
+
+/**
+ * A plain decimal's text with at least `places` decimal places, zeros added ('0.64', 4 → '0.6400';
+ * '10635', 0 → '10635'). Never rounds: a text with more places keeps them all.
+ */
+export function padDecimal(text: string, places: number): string {
+  const dot = text.indexOf('.');
+  const have = dot < 0 ? 0 : text.length - dot - 1;
+  if (have >= places) return text;
+  return `${dot < 0 ? `${text}.` : text}${'0'.repeat(places - have)}`;
+}

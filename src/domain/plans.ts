@@ -17,11 +17,33 @@ export interface PlanLimits {
   webhookSubscriptions: number;
   /** rate alerts the account may hold; on a plan without webhooks they e-mail only */
   alerts: number;
+  /** GET /export: the whole history in one answer (D45 in docs/decisions.md) */
+  bulkExport: boolean;
 }
 
 export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
-  free: { name: 'Free', monthlyRequests: 300, resets: false, apiKeys: 1, historyDays: null, timeSeriesDays: null, webhookSubscriptions: 0, alerts: 0 },
-  starter: { name: 'Starter', monthlyRequests: 5_000, resets: true, apiKeys: 1, historyDays: 30, timeSeriesDays: 7, webhookSubscriptions: 0, alerts: 3 },
+  free: {
+    name: 'Free',
+    monthlyRequests: 300,
+    resets: false,
+    apiKeys: 1,
+    historyDays: null,
+    timeSeriesDays: null,
+    webhookSubscriptions: 0,
+    alerts: 0,
+    bulkExport: false,
+  },
+  starter: {
+    name: 'Starter',
+    monthlyRequests: 5_000,
+    resets: true,
+    apiKeys: 1,
+    historyDays: 30,
+    timeSeriesDays: 7,
+    webhookSubscriptions: 0,
+    alerts: 3,
+    bulkExport: false,
+  },
   professional: {
     name: 'Professional',
     monthlyRequests: 50_000,
@@ -31,6 +53,7 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
     timeSeriesDays: 90,
     webhookSubscriptions: 3,
     alerts: 20,
+    bulkExport: false,
   },
   business: {
     name: 'Business',
@@ -41,6 +64,7 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
     timeSeriesDays: 365,
     webhookSubscriptions: 10,
     alerts: 100,
+    bulkExport: true,
   },
   enterprise: {
     name: 'Enterprise',
@@ -51,6 +75,7 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
     timeSeriesDays: 365,
     webhookSubscriptions: 50,
     alerts: 500,
+    bulkExport: true,
   },
 };
 

@@ -163,11 +163,16 @@ export class RateHistory {
     return { start: lowerBound(this.dates, from), end: upperBound(this.dates, to) };
   }
 
-  /** The oldest day on or after `onOrAfter` on which `code` (any code when null) has a rate. */
-  oldestWith(code: string | null, onOrAfter: string): RateDay | undefined {
-    for (let i = lowerBound(this.dates, onOrAfter); i < this.days.length; i++) {
-      const day = this.days[i]!;
-      if (code === null || rateIn(day.rates, code) !== undefined) return day;
+  /**
+   * The nearest day on or before `date` ('previous') or on or after it ('next') on which at least one
+   * of `codes` has a rate (AUD always has); any stored day when `codes` is null.
+   */
+  nearestWithAny(codes: readonly string[] | null, date: string, way: 'previous' | 'next'): RateDay | undefined {
+    const has = (day: RateDay) => codes === null || codes.some((code) => rateIn(day.rates, code) !== undefined);
+    if (way === 'next') {
+      for (let i = lowerBound(this.dates, date); i < this.days.length; i++) if (has(this.days[i]!)) return this.days[i];
+    } else {
+      for (let i = upperBound(this.dates, date) - 1; i >= 0; i--) if (has(this.days[i]!)) return this.days[i];
     }
     return undefined;
   }

@@ -27,6 +27,8 @@ export const ERROR_STATUS: Readonly<Record<RefusalCode, number>> = {
   alert_limit_reached: 403,
   not_found: 404,
   method_not_allowed: 405,
+  /** an endpoint that answers only files, asked for none of them (D45) */
+  not_acceptable: 406,
   /** the listener's own limits: a request not received in time, headers over 16 KiB */
   request_timeout: 408,
   conflict: 409,

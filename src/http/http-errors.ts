@@ -3,7 +3,7 @@
 // X-RateLimit-* headers, and the listener's own limits. The domain's errors are src/errors.ts.
 
 /** The codes only HTTP has; the status table (error-status.ts) maps them with the domain's. */
-export type HttpErrorCode = 'method_not_allowed' | 'https_required' | 'rate_limit_exceeded' | 'request_timeout' | 'headers_too_large';
+export type HttpErrorCode = 'method_not_allowed' | 'not_acceptable' | 'https_required' | 'rate_limit_exceeded' | 'request_timeout' | 'headers_too_large';
 
 export abstract class HttpError extends Error {
   abstract readonly code: HttpErrorCode;
@@ -26,6 +26,11 @@ export class MethodNotAllowedError extends HttpError {
   constructor(allow: string, message = `Method not allowed. Allowed: ${allow}.`) {
     super(message, { Allow: allow });
   }
+}
+
+/** An Accept header that allows none of the representations an endpoint that answers only files has (406; D45). */
+export class NotAcceptableError extends HttpError {
+  readonly code = 'not_acceptable';
 }
 
 /** Plain HTTP from a client that must use HTTPS (D20). */

@@ -25,7 +25,7 @@ export const MAX_MCP_BODY_BYTES = 64 * 1024;
 
 const SERVER_INFO = { name: 'aud-rates', title: 'AUD exchange rates', version: VERSION };
 const INSTRUCTIONS =
-  'Reserve Bank of Australia exchange rates quoted against the Australian dollar (AUD), with the same answers, keys, plans and quotas as the REST API. Data tools count one request each against the monthly quota; list_currencies and get_service_status are free.';
+  'Reserve Bank of Australia exchange rates quoted against the Australian dollar (AUD), with the same answers, keys, plans and quotas as the REST API. Data tools count one request each against the monthly quota; list_currencies, get_publication_calendar, get_usage and get_service_status are free.';
 /** Only elicitation would use it, which these tools never do: one for every request rather than an Ajv each. */
 const VALIDATOR = new AjvJsonSchemaValidator();
 

@@ -27,7 +27,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'get_rates_for_date',
     twin: 'RateDay',
     title: 'AUD exchange rates of one date',
-    description: `The exchange rates against AUD published on one date. Weekends, Australian holidays and days without a publication have no rates: fallback "previous" or "next" answers with the nearest rate day before or after instead. The plan decides how far back dates go (Free plans have no dated rates). ${RATE_NOTE} ${COUNTS}`,
+    description: `The exchange rates against AUD published on one date. Weekends, Australian holidays and days without a publication have no rates: fallback "previous", "next" or "nearest" answers with the nearest rate day before, after, or either way (the earlier on a tie) instead. The plan decides how far back dates go (Free plans have no dated rates). ${RATE_NOTE} ${COUNTS}`,
   },
   {
     name: 'convert',
@@ -58,6 +58,18 @@ export const TOOLS: readonly ToolDefinition[] = [
     twin: 'Symbols',
     title: 'Supported currencies',
     description: `Every currency code the service quotes against AUD, with its name, symbol and country. ${FREE}`,
+  },
+  {
+    name: 'get_publication_calendar',
+    twin: 'Calendar',
+    title: 'Which days the RBA publishes rates',
+    description: `The Reserve Bank of Australia's publication calendar for a year or a range of at most 366 days (2018 to the end of next year, Sydney dates): the days with rates (stored ones up to the newest, then the business days a publication is expected on), the weekdays the RBA is closed with the holiday's name (New South Wales public holidays and the NSW Bank Holiday), and the weekdays without rates that are no holiday (gaps in the data). Tells which day's rate applies to a date: for a day without one, the nearest rate day (get_rates_for_date with fallback "nearest"). Give exactly one of year or start_date and end_date. ${FREE}`,
+  },
+  {
+    name: 'get_usage',
+    twin: 'Usage',
+    title: "This key's quota and use",
+    description: `Where the API key's account stands this quota period: the plan, when the period began and when its count resets, the quota, the requests used and remaining (as the X-RateLimit headers say), the key's own cap and use, and each endpoint's counted requests. ${FREE}`,
   },
   {
     name: 'get_service_status',

@@ -3,7 +3,7 @@
 // per request, of one shape, so the steps stay cheap.
 import type { Refused } from '../http/error-status.js';
 import type { Peer } from './client-address.js';
-import type { CsvBody } from './csv.js';
+import type { StreamedBody } from './streamed-body.js';
 import type { ApiKeyViewer, Context, SessionViewer } from '../schema/context.js';
 import type { Route } from './route.js';
 
@@ -36,8 +36,8 @@ export function fetchRequestOf(request: RestRequest): Request {
 /** What is sent back: shared by identical requests when it comes from the shared answers. */
 export interface Answer {
   status: number;
-  /** JSON text (or a page's), bytes, or the rows of a CSV answer written as they are produced (src/rest/csv.ts) */
-  body: string | Uint8Array | CsvBody | null;
+  /** JSON text (or a page's), bytes, or a file's chunks written as they are produced (src/rest/streamed-body.ts) */
+  body: string | Uint8Array | StreamedBody | null;
   /** headers that belong to the answer itself (Cache-Control, the stale headers, Allow, …) */
   headers: Record<string, string>;
   /** the body's ETag, computed once per answer by the etag step */

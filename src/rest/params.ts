@@ -239,14 +239,14 @@ export const Param = {
       error: (issue) => `Unsupported base '${textOf(issue.input)}': all rates are quoted against AUD, the only base`,
     })
     .meta({ description: 'Only AUD, the default (in any case): every rate is quoted against the Australian dollar' }),
-  /** D38: the nearest rate day instead of a date without rates */
+  /** D38, D47: the nearest rate day instead of a date without rates */
   fallback: z
-    .enum(['previous', 'next'], {
-      error: (issue) => `Invalid fallback '${textOf(issue.input)}': use previous or next, or leave it out for exactly that date`,
+    .enum(['previous', 'next', 'nearest'], {
+      error: (issue) => `Invalid fallback '${textOf(issue.input)}': use previous, next or nearest, or leave it out for exactly that date`,
     })
     .meta({
       description:
-        'Previous or next: a date without rates (for that currency) answers with the nearest rate day before or after it, `date` being the day used and `requested_date` the date asked for. Left out: exactly that date, or 404',
+        'Previous, next or nearest: a date without rates (for that currency) answers with the nearest rate day before it, after it, or whichever is nearer (the earlier on a tie), `date` being the day used and `requested_date` the date asked for. Left out: exactly that date, or 404',
     }),
   /** D37: a named period, in any case; read as its name (upper case) and its first and last day */
   period: text()
@@ -264,6 +264,10 @@ export const Param = {
       description:
         'A calendar year (2024), an Australian financial year (FY2025: 1 July 2024 to 30 June 2025), a half (2025-H1), a quarter (2025-Q3) or a month (2025-06), letters in any case; instead of start_date and end_date',
     }),
+  /** D43: a calendar year */
+  year: text()
+    .refine((year) => /^\d{4}$/.test(year), { error: (issue) => `Invalid year '${textOf(issue.input)}': use four digits, such as 2026` })
+    .meta({ description: 'A calendar year, such as 2026: 1 January to 31 December; instead of start_date and end_date' }),
   /** D37: the only interval */
   interval: z
     .literal('month', { error: (issue) => `Invalid interval '${textOf(issue.input)}': the only interval is month` })

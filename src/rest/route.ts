@@ -9,8 +9,9 @@ import type { TadaDocumentNode } from '../graphql.js';
 import type { ApiKeyViewer } from '../schema/context.js';
 import type { Json } from '../json.js';
 import type { RefusalCode } from '../http/error-status.js';
-import type { CsvBody } from './csv.js';
 import type { NamedValues } from './params.js';
+import type { FileFormat, Representation } from './representations.js';
+import type { StreamedBody } from './streamed-body.js';
 
 /** The path's parameters of a route without a `params` schema: the segments as the router decoded them. */
 export type PathSegments = z.ZodObject<Record<string, ZodType<string>>>;
@@ -70,9 +71,13 @@ export interface Route<
   rates?: boolean;
   document: DocumentNode;
   variables(req: RouteRequest<z.output<Query>, z.output<Params>, z.output<Body>>): Variables;
-  respond(data: Result, req: RouteRequest<z.output<Query>, z.output<Params>, z.output<Body>>): { body: Json; status?: number };
-  /** the answer as CSV, for a client whose Accept prefers text/csv (src/rest/csv.ts) */
-  csv?(data: Result, req: RouteRequest<z.output<Query>, z.output<Params>, z.output<Body>>): CsvBody;
+  /** the JSON answer; a route without it answers only `files` (the first by default, 406 to an Accept that allows none) */
+  respond?(data: Result, req: RouteRequest<z.output<Query>, z.output<Params>, z.output<Body>>): { body: Json; status?: number };
+  /**
+   * the answer as files (CSV, NDJSON, a workbook), for a client whose Accept prefers one of them to
+   * JSON (src/rest/representations.ts), in the order they are offered
+   */
+  files?: Readonly<Partial<Record<FileFormat, (data: Result, req: RouteRequest<z.output<Query>, z.output<Params>, z.output<Body>>) => StreamedBody>>>;
   cacheControl: string;
   /** what the OpenAPI document says of the route beyond its schemas (src/rest/openapi/document.ts) */
   doc?: RouteDoc;
@@ -81,8 +86,8 @@ export interface Route<
 export interface RouteDoc {
   summary: string;
   description?: string;
-  /** the success body */
-  response: ZodType;
+  /** the JSON success body; none for a route that answers only files */
+  response?: ZodType;
   /**
    * the error types the route answers itself; those of its `auth` (401, 429) and those of every
    * endpoint (400 bad_request, 403 https_required, 503) are added by the document
@@ -104,9 +109,12 @@ export interface RouteExample {
   request: string;
   /** the JSON body sent */
   body?: Json;
-  response: unknown;
+  /** the JSON answer; none for a route that answers only files */
+  response?: unknown;
   /** the answer with `Accept: text/csv` */
   csv?: string;
+  /** the answer with `Accept: application/x-ndjson` */
+  ndjson?: string;
   /** the answer's fields that differ from one request or service to another (ids, secrets, times), as dotted paths */
   varies?: readonly string[];
   /**
@@ -114,6 +122,12 @@ export interface RouteExample {
    * delivery of a publication, and a receiver): its answers are checked against the document's schema
    */
   replayedBy?: string;
+}
+
+/** What a route answers, in the order it offers them: JSON (when it has `respond`), then its files. */
+export function representationsOf(route: Pick<Route, 'respond' | 'files'>): Representation[] {
+  const files = Object.keys(route.files ?? {}) as FileFormat[];
+  return route.respond ? ['json', ...files] : files;
 }
 
 /** Refuses a `variables` that returns a variable its document does not declare. */

@@ -25,5 +25,8 @@ import './session.js';
 import './account-quota.js';
 import './session-keys.js';
 import './account-usage.js';
+import './publication-calendar.js';
+import './rate-export.js';
+import './key-usage.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

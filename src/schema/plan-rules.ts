@@ -117,6 +117,17 @@ export function checkPeriodAverages(ctx: Context, start: string, end: string): v
   checkHistory(ctx, start, 'period averages starting');
 }
 
+/** D45: the whole history in one answer comes with Business and Enterprise; the range must run forwards (400 first). */
+export function checkBulkExport(ctx: Context, start: string, end: string): void {
+  if (end < start) throw new BadRequestError('end_date must not be before start_date');
+  const plan = planOf(ctx.viewer);
+  if (plan === null || PLAN_LIMITS[plan].bulkExport) return;
+  const upgrade = upgradeFor(plan, (l) => l.bulkExport);
+  throw new PlanRestrictedError(
+    `The ${PLAN_LIMITS[plan].name} plan has no bulk export; the ${upgrade.name} plan exports the whole history, or any range of it, in one answer`,
+  );
+}
+
 /** Webhook subscriptions come with Professional and above (docs/api.md §8). */
 export function checkWebhooksAvailable(plan: Plan): PlanLimits {
   const limits = PLAN_LIMITS[plan];

@@ -1,4 +1,4 @@
-import { sydneyDate, unixTimestampOfDate } from '../domain/calendar.js';
+import { daysBetween, sydneyDate, unixTimestampOfDate } from '../domain/calendar.js';
 import type { CurrencyCode } from '../domain/currencies.js';
 import { pickRates, rateIn, RateSeries, type RateDay, type RateValues } from '../domain/rate-history.js';
 import { NotFoundError, ServiceUnavailableError } from '../errors.js';
@@ -7,8 +7,8 @@ import type { Context } from './context.js';
 import { CurrencyCodeEnum } from './currency.js';
 import { checkHistory, checkTimeSeries } from './plan-rules.js';
 
-/** D38: which way a date without rates looks for the nearest rate day. */
-const RateFallbackEnum = builder.enumType('RateFallback', { values: ['previous', 'next'] as const });
+/** D38, D47: which way a date without rates looks for the nearest rate day (`nearest`: the nearer either way, the earlier on a tie). */
+const RateFallbackEnum = builder.enumType('RateFallback', { values: ['previous', 'next', 'nearest'] as const });
 
 export const RateDayRef = builder.objectRef<RateDay>('RateDay').implement({
   description: 'The rates the RBA published for one day.',
@@ -53,9 +53,24 @@ export async function daysInRange(ctx: Context, start: string, end: string): Pro
   return (await ctx.rates.history()).between(start, end > today ? today : end);
 }
 
-function noDataFor(date: string, code?: CurrencyCode | null): NotFoundError {
-  return new NotFoundError(code ? `No ${code} rate available for date ${date}` : `No data available for date ${date}`);
+/** The days on which at least one of `codes` has a rate; all of them without codes. */
+export const daysHaving = (days: readonly RateDay[], codes: readonly CurrencyCode[] | null | undefined): readonly RateDay[] =>
+  codes ? days.filter((day) => codes.some((code) => rateIn(day.rates, code) !== undefined)) : days;
+
+function noDataFor(date: string, codes?: readonly CurrencyCode[] | null): NotFoundError {
+  if (!codes) return new NotFoundError(`No data available for date ${date}`);
+  return new NotFoundError(
+    codes.length === 1 ? `No ${codes[0]} rate available for date ${date}` : `No rate for any of ${codes.join(', ')} available for date ${date}`,
+  );
 }
+
+/** D47: of the rate days before and after a date, the nearer; the earlier on a tie. */
+function nearer(date: string, before: RateDay | undefined, after: RateDay | undefined): RateDay | undefined {
+  if (!before || !after) return before ?? after;
+  return daysBetween(before.date, date) <= daysBetween(date, after.date) ? before : after;
+}
+
+const WAY = { previous: 'on or before', next: 'on or after', nearest: 'before or after' } as const;
 
 builder.queryFields((t) => ({
   latest: t.field({
@@ -73,24 +88,28 @@ builder.queryFields((t) => ({
   rateDay: t.field({
     type: RateDayRef,
     description:
-      'Exactly that date (D7); with `having`, only if that code has a rate on it. With `fallback` (D38), a date without rates (for `having`) answers with the nearest rate day before or after it that has them.',
+      'Exactly that date (D7); with `having`, only if one of those codes has a rate on it. With `fallback` (D38, D47), a date without rates (for `having`) answers with the nearest rate day before or after it that has them.',
     args: {
       date: t.arg({ type: 'LocalDate', required: true }),
-      having: t.arg({ type: CurrencyCodeEnum }),
+      having: t.arg({ type: [CurrencyCodeEnum] }),
       fallback: t.arg({ type: RateFallbackEnum }),
     },
     authScopes: { datedRates: true },
     resolve: async (_root, { date, having, fallback }, ctx) => {
       checkHistory(ctx, date, 'the rates', true);
       const history = await ctx.rates.history();
+      // AUD (1) is on every stored day: asked for, any day will do
+      const codes = having?.length && !having.includes('AUD') ? having : null;
       const day = history.day(date);
-      if (day && (!having || rateIn(day.rates, having) !== undefined)) return day;
-      if (!fallback) throw noDataFor(date, day ? having : null);
-      const code = having && having !== 'AUD' ? having : null;
-      const nearest = fallback === 'previous' ? history.newestWith(code ? [code] : [], date) : history.oldestWith(code, date);
+      if (day && (!codes || codes.some((code) => rateIn(day.rates, code) !== undefined))) return day;
+      if (!fallback) throw noDataFor(date, day ? codes : null);
+      const nearest =
+        fallback === 'nearest'
+          ? nearer(date, history.nearestWithAny(codes, date, 'previous'), history.nearestWithAny(codes, date, 'next'))
+          : history.nearestWithAny(codes, date, fallback);
       if (!nearest) {
-        const way = fallback === 'previous' ? 'on or before' : 'on or after';
-        throw new NotFoundError(code ? `No ${code} rate available ${way} ${date}` : `No data available ${way} ${date}`);
+        const way = WAY[fallback];
+        throw new NotFoundError(codes ? `No ${codes.join(', ')} rate available ${way} ${date}` : `No data available ${way} ${date}`);
       }
       // D38: the plan's history window holds for the day used as for the day asked for.
       checkHistory(ctx, nearest.date, 'the rates', true);
@@ -108,7 +127,7 @@ builder.queryFields((t) => ({
     authScopes: { datedRates: true },
     resolve: async (_root, { startDate, endDate, having }, ctx) => {
       const stored = await daysInRange(ctx, startDate, endDate);
-      const days = having ? stored.filter((day) => having.some((code) => rateIn(day.rates, code) !== undefined)) : stored;
+      const days = daysHaving(stored, having);
       if (days.length === 0) throw new NotFoundError(`No data available between ${startDate} and ${endDate}`);
       return days;
     },

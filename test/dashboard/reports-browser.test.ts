@@ -1,9 +1,10 @@
 // The dashboard's Reports page (issue 30) in Debian's Chromium: pick a financial year, read the
-// table, download the CSV and find it byte for byte equal to GET /averages's; with the keyboard
+// table, download the CSV and the workbook and find them byte for byte equal to GET /averages's; with the keyboard
 // only; at a phone's width. Each view and download counts one request, as the API call does; Free
 // is told what a paid plan gives, Starter is refused a period outside its window, and neither
 // counts. Screenshots go to test-artifacts/dashboard/ (not committed) for a person to look at.
 import { mkdirSync, readFileSync } from 'node:fs';
+import * as XLSX from '@e965/xlsx';
 import type { Browser as Chromium, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphql } from '../../src/graphql.js';
@@ -12,6 +13,7 @@ import { CREATE_KEY } from '../support/app.js';
 import { pageText, signedInBrowser, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
 import { storedCounts } from '../limits/support.js';
 
+const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const SCREENSHOTS = new URL('../../test-artifacts/dashboard/', import.meta.url).pathname;
 // Wednesday 14 August 2024 in Sydney: FY2024 is over and in the store.
 const NOW = '2024-08-14T03:00:00Z';
@@ -92,16 +94,22 @@ describe('the Reports page', { timeout: 120_000 }, () => {
     await shot(page, 'reports-2-fy2024');
     expect(await used(email)).toBe(1);
 
-    // the table holds the API's figures, one row per currency
-    const json = (await (await api('/averages?period=FY2024&interval=month', key)).json()) as {
-      rates: Record<string, { mean: number; end_rate: number; days: number; min: number; max: number }>;
-      months: Record<string, Record<string, { mean: number }>>;
-    };
+    // the table holds the API's figures, one row per currency, written as its CSV writes them
+    // (the mean with 6 places, the rates with the RBA's decimals: 0.6400, not 0.64)
+    const table = (await (await api('/averages?period=FY2024', key, 'text/csv')).text()).trim().split('\n').slice(1);
     const rows = await page.getByRole('table', { name: 'Per currency, units that 1 AUD buys' }).locator('tbody tr').allInnerTexts();
-    expect(rows).toEqual(Object.entries(json.rates).map(([code, f]) => [code, f.mean, f.end_rate, f.days, f.min, f.max].join('\t')));
+    expect(rows).toEqual(
+      table.map((line) => {
+        const [code, mean, days, , , end, min, max] = line.split(',');
+        return [code, mean, end, days, min, max].join('\t');
+      }),
+    );
+    expect(rows.find((row) => row.startsWith('JPY'))).toMatch(/^JPY\t\d+\.\d{6}\t\d+\.\d{2}\t/);
+    const byMonth = (await (await api('/averages?period=FY2024&interval=month', key, 'text/csv')).text()).trim().split('\n').slice(1);
     const months = await page.getByRole('table', { name: 'Average of each month' }).locator('tbody tr').allInnerTexts();
     expect(months).toHaveLength(12);
-    expect(months[5]).toBe(['2023-12', ...Object.keys(json.rates).map((code) => json.months['2023-12']![code]?.mean ?? '–')].join('\t'));
+    const december = new Map(byMonth.filter((line) => line.startsWith('2023-12,')).map((line) => [line.split(',')[1]!, line.split(',')[2]!]));
+    expect(months[5]).toBe(['2023-12', ...table.map((line) => december.get(line.split(',')[0]!) ?? '–')].join('\t'));
 
     const download = page.waitForEvent('download');
     await page.getByRole('link', { name: 'Download this table as CSV' }).click();
@@ -114,8 +122,16 @@ describe('the Reports page', { timeout: 120_000 }, () => {
     const monthly = page.waitForEvent('download');
     await page.getByRole('link', { name: 'Download the months as CSV' }).click();
     expect(readFileSync(await (await monthly).path(), 'utf8')).toBe(await (await api('/averages?period=FY2024&interval=month', key, 'text/csv')).text());
-    // the view, two downloads and three API calls
-    expect(await used(email)).toBe(6);
+    // the workbook: byte for byte the API's, with the Source sheet
+    const workbook = page.waitForEvent('download');
+    await page.getByRole('link', { name: 'Download this table as an Excel workbook' }).click();
+    const book = await workbook;
+    expect(book.suggestedFilename()).toBe('aud-averages_FY2024.xlsx');
+    const bytes = readFileSync(await book.path());
+    expect(bytes.equals(Buffer.from(await (await api('/averages?period=FY2024', key, XLSX_TYPE)).arrayBuffer()))).toBe(true);
+    expect(XLSX.read(bytes).SheetNames).toEqual(['Averages', 'Source']);
+    // the view, three downloads and five API calls
+    expect(await used(email)).toBe(9);
     await context.close();
   });
 

@@ -23,7 +23,8 @@ const { service } = serviceOnOwnStore({ HEADERS_TIMEOUT_MS: '300', REQUEST_TIMEO
 let key: string;
 beforeAll(async () => {
   await importFixtureVia(service, 'f11.1-data.csv');
-  ({ key } = await accountWithKeyVia(service, 'fuzz@example.test', 'professional'));
+  // Business: every endpoint answers its key, /export included
+  ({ key } = await accountWithKeyVia(service, 'fuzz@example.test', 'business'));
 });
 
 // Any byte (latin1), with the bytes that matter to HTTP's syntax drawn more often.
@@ -54,6 +55,12 @@ const knownPath = fc.constantFrom(
   '/timeseries',
   '/averages',
   '/2024-01-06?fallback=previous',
+  '/2024-01-06?fallback=nearest&symbols=USD,eur',
+  '/calendar',
+  '/calendar?year=2026',
+  '/export',
+  '/export?start_date=2023-01-01&symbols=USD',
+  '/usage',
   '/api/webhook-subscriptions',
   '/api/webhook-subscriptions/00000000-0000-0000-0000-000000000000',
   '/api/webhook-subscriptions/x/test',
@@ -103,6 +110,11 @@ const query = fc.oneof(
     '?period=2024-Q5&interval=month',
     '?period=2024&start_date=2024-01-01',
     '?fallback=next',
+    '?fallback=nearest',
+    '?year=2026',
+    '?year=20x',
+    '?year=2017',
+    '?start_date=2024-01-01&end_date=2025-12-31',
   ),
   urlText().map((q) => `?${q}`),
   mostly(urlText(), visible(), 2).map((q) => `?${q}`),
@@ -155,6 +167,19 @@ const header = fc.oneof(
   mostly(fc.constantFrom('application/json', 'text/plain', 'application/json; charset=latin1', 'APPLICATION/JSON'), odd(), 5).map((v) => `Content-Type: ${v}`),
   { weight: 2, arbitrary: fc.oneof({ weight: 4, arbitrary: token }, visible(150), odd(150)).map((v) => `X-Request-Id: ${v}`) },
   mostly(fc.constantFrom('*', '"x"', 'W/"x", "y"'), visible(30), 2).map((v) => `If-None-Match: ${v}`),
+  mostly(
+    fc.constantFrom(
+      'text/csv',
+      'application/x-ndjson',
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      'application/json',
+      '*/*',
+      'text/*;q=0.5, application/x-ndjson',
+      'image/png',
+    ),
+    visible(40),
+    3,
+  ).map((v) => `Accept: ${v}`),
   fc.constantFrom(
     'Expect: 100-continue',
     'Expect: nope',
@@ -191,11 +216,21 @@ const body = fc.oneof(
 
 // POST /mcp (D40): JSON-RPC messages, mostly well-formed tool calls with generated arguments, sent
 // as an MCP client sends them.
-const TOOL_NAMES = ['get_latest_rates', 'get_rates_for_date', 'convert', 'get_timeseries', 'get_fluctuation', 'list_currencies', 'get_service_status'];
-const ARGUMENT_NAMES = ['symbols', 'date', 'start_date', 'end_date', 'from', 'to', 'amount', 'fallback', 'base'];
+const TOOL_NAMES = [
+  'get_latest_rates',
+  'get_rates_for_date',
+  'convert',
+  'get_timeseries',
+  'get_fluctuation',
+  'list_currencies',
+  'get_service_status',
+  'get_publication_calendar',
+  'get_usage',
+];
+const ARGUMENT_NAMES = ['symbols', 'date', 'start_date', 'end_date', 'from', 'to', 'amount', 'fallback', 'base', 'year'];
 const asciiJson = fc.jsonValue({ maxDepth: 3, noUnicodeString: true });
 const argumentValue = fc.oneof(
-  fc.constantFrom('USD', 'usd', 'TWI', 'XXX', '2024-01-05', '2024-02-30', '2026-05-09', '100', '-1', '1e999', 'previous', 'next', ''),
+  fc.constantFrom('USD', 'usd', 'TWI', 'XXX', '2024-01-05', '2024-02-30', '2026-05-09', '100', '-1', '1e999', 'previous', 'next', 'nearest', '2026', ''),
   fc.array(fc.constantFrom('USD', 'EUR', 'AUD', 'X', ''), { maxLength: 4 }),
   fc.oneof(fc.double(), fc.integer()),
   asciiJson,

@@ -58,7 +58,7 @@ describe('allowedIps', () => {
     const outside = await t.json('/latest', from('198.51.100.8', key));
     expectError(outside, 403, 'key_restricted', /allowedIps/);
     // a refusal of a valid key says where the account's quota stands, as every keyed refusal does
-    expect(outside.headers.get('x-ratelimit-remaining-monthly')).toBe('50000');
+    expect(outside.headers.get('x-ratelimit-remaining-monthly')).toBe('49998');
     expectError(await t.json('/latest', { key }), 403, 'key_restricted', /127\.0\.0\.1.*allowedIps/);
     // a dual-stack socket's IPv4-mapped address is the IPv4 address
     expect((await t.json('/latest', from('::ffff:203.0.113.5', key))).status).toBe(200);

@@ -20,10 +20,10 @@ afterAll(() => client?.close());
 const used = async () => (await stored(t, email)).used;
 
 const DATA_TOOLS = ['get_latest_rates', 'get_rates_for_date', 'convert', 'get_timeseries', 'get_fluctuation', 'get_period_averages'];
-const FREE_TOOLS = ['list_currencies', 'get_service_status'];
+const FREE_TOOLS = ['list_currencies', 'get_service_status', 'get_publication_calendar', 'get_usage'];
 
 describe('initialize and tools/list', () => {
-  it('initializes over Streamable HTTP and lists the eight tools, none of it counted', async () => {
+  it('initializes over Streamable HTTP and lists the ten tools, none of it counted', async () => {
     const before = await used();
     const fresh = await mcpClient(listener, key);
     expect(fresh.getServerVersion()).toMatchObject({ name: 'aud-rates' });
@@ -57,6 +57,7 @@ const TWINS: [tool: string, args: Record<string, unknown>, path: string][] = [
   ['get_rates_for_date', { date: '2026-05-11' }, '/2026-05-11'],
   ['get_rates_for_date', { date: '2026-05-09' }, '/2026-05-09'],
   ['get_rates_for_date', { date: '2026-05-09', fallback: 'previous' }, '/2026-05-09?fallback=previous'],
+  ['get_rates_for_date', { date: '2026-05-09', symbols: ['USD', 'JPY'], fallback: 'nearest' }, '/2026-05-09?symbols=USD,JPY&fallback=nearest'],
   ['convert', { from: 'USD', to: 'EUR', amount: 100 }, '/convert?from=USD&to=EUR&amount=100'],
   ['convert', { from: 'AUD', to: 'JPY', amount: '1234.5678', date: '2026-05-02' }, '/convert?from=AUD&to=JPY&amount=1234.5678&date=2026-05-02'],
   ['convert', { from: 'USD', to: 'TWI', amount: 1 }, '/convert?from=USD&to=TWI&amount=1'],
@@ -76,6 +77,9 @@ const TWINS: [tool: string, args: Record<string, unknown>, path: string][] = [
   ],
   ['list_currencies', {}, '/symbols'],
   ['get_service_status', {}, '/status'],
+  ['get_publication_calendar', { year: 2026 }, '/calendar?year=2026'],
+  ['get_publication_calendar', { start_date: '2026-05-11', end_date: '2026-06-12' }, '/calendar?start_date=2026-05-11&end_date=2026-06-12'],
+  ['get_publication_calendar', { year: 2017 }, '/calendar?year=2017'],
 ];
 
 describe('every tool answers exactly what its REST twin answers, and counts as it does', () => {
@@ -99,8 +103,22 @@ describe('every tool answers exactly what its REST twin answers, and counts as i
   });
 
   it('covers every tool, with a success of each', () => {
-    const succeeded = new Set(TWINS.filter(([, , path]) => !/2026-05-09$|TWI|2025-01-01/.test(path)).map(([tool]) => tool));
-    expect([...succeeded].sort()).toEqual([...DATA_TOOLS, ...FREE_TOOLS].sort());
+    const succeeded = new Set(TWINS.filter(([, , path]) => !/2026-05-09$|TWI|2025-01-01|2017/.test(path)).map(([tool]) => tool));
+    // get_usage is twinned below, once the usage records are written
+    expect([...succeeded, 'get_usage'].sort()).toEqual([...DATA_TOOLS, ...FREE_TOOLS].sort());
+  });
+
+  it('get_usage is GET /usage, never counted, and counts the MCP calls under mcp', async () => {
+    await client.callTool({ name: 'get_latest_rates', arguments: { symbols: ['USD'] } });
+    await t.app.usage.flush();
+    const before = await used();
+    const result = await client.callTool({ name: 'get_usage', arguments: {} });
+    const twin = await rest(listener, '/usage', key);
+    expect(await used()).toBe(before);
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual(JSON.parse(twin.text));
+    expect(result.structuredContent).toMatchObject({ plan: 'professional', used: before, remaining: 50000 - before });
+    expect((result.structuredContent as { endpoints: { mcp: number } }).endpoints.mcp).toBeGreaterThan(0);
   });
 });
 

@@ -94,15 +94,39 @@ function expectedBody({ period, start, end, complete, codes = PUBLISHED_CODES, b
   return `${body}}`;
 }
 
+/** The decimal places the fixture prints a code's values with (AUD, the base, is 1). */
+function placesInFile(code: string): number {
+  const value = FILE_DAYS.find((d) => d.values.has(code))?.values.get(code) ?? '1';
+  return value.includes('.') ? value.length - value.indexOf('.') - 1 : 0;
+}
+
 function expectedCsv({ start, end, codes = PUBLISHED_CODES, byMonth = false }: Expected): string {
   const rows = (prefix: string[], from: string, to: string) =>
     codes.flatMap((code) => {
       const f = figures(code, from, to);
       if (f === null) return [];
       const o = JSON.parse(f) as Record<string, number | string>;
-      // the CSV's cells are the JSON's digits: take them from the text, not from a parsed number
-      const digits = (name: string) => new RegExp(`"${name}":([0-9.]+)`).exec(f)![1]!;
-      return [[...prefix, code, digits('mean'), o.days, o.first_date, o.last_date, digits('end_rate'), digits('min'), digits('max')].join(',')];
+      // the CSV's cells are the JSON's digits, written with fixed places (D48): the mean with 6, a
+      // rate with as many as the file prints that code's values with
+      const digits = (name: string, places: number) => {
+        const text = new RegExp(`"${name}":([0-9.]+)`).exec(f)![1]!;
+        const [whole, fraction = ''] = text.split('.');
+        return places === 0 ? whole! : `${whole}.${fraction.padEnd(places, '0')}`;
+      };
+      const published = placesInFile(code);
+      return [
+        [
+          ...prefix,
+          code,
+          digits('mean', 6),
+          o.days,
+          o.first_date,
+          o.last_date,
+          digits('end_rate', published),
+          digits('min', published),
+          digits('max', published),
+        ].join(','),
+      ];
     });
   if (!byMonth) return ['code,mean,days,first_date,last_date,end_rate,min,max', ...rows([], start, end)].join('\n') + '\n';
   const lines = ['month,code,mean,days,first_date,last_date,end_rate,min,max'];
@@ -226,7 +250,7 @@ describe('GET /averages: every figure of every form, to the last digit', () => {
     }
   });
 
-  it('CSV: one row per code, the digits of the JSON; with interval=month one row per month and code', async () => {
+  it('CSV: one row per code, the digits of the JSON with fixed places; with interval=month one row per month and code', async () => {
     const csv = await averages('period=FY2024', key, { Accept: 'text/csv' });
     expect(csv.status).toBe(200);
     expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');

@@ -95,7 +95,18 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(series.responses[200].headers)).toEqual(
       expect.arrayContaining(['X-RateLimit-Remaining-Monthly', 'X-Data-Stale', 'X-RBA-Source-Date', 'ETag', 'Content-Disposition']),
     );
-    expect(Object.keys(series.responses[200].content)).toEqual(['application/json', 'text/csv']);
+    expect(Object.keys(series.responses[200].content)).toEqual([
+      'application/json',
+      'text/csv',
+      'application/x-ndjson',
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    ]);
+    expect(Object.keys(document.paths['/export'].get.responses[200].content)).toEqual([
+      'text/csv',
+      'application/x-ndjson',
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    ]);
+    expect(document.paths['/export'].get.responses[406].content['application/json'].schema.properties.error.properties.type.enum).toEqual(['not_acceptable']);
     expect(Object.keys(document.paths['/convert'].get.responses[200].headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Window']));
   });
 
@@ -211,17 +222,27 @@ describe('the example of every operation', () => {
         }
       }
     }
-    const response = await t.request(target, { key: ownKey, method: route.method, ...(example.body ? { headers: JSON_TYPE, body: example.body } : {}) });
-    const live = await response.json();
-    expect(response.status, JSON.stringify(live)).toBe(200);
-    expect(live).toEqual(withVarying(expected, example.varies));
-
     const operation = document.paths[openApiPath(route.path)][route.method.toLowerCase()];
-    expect(operation.responses[200].content['application/json'].example).toEqual(example.response);
+    const response = await t.request(target, { key: ownKey, method: route.method, ...(example.body ? { headers: JSON_TYPE, body: example.body } : {}) });
+    if (!route.respond) {
+      // a route that answers only files: its CSV by default
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe(example.csv);
+      expect(operation.responses[200].content['application/json']).toBeUndefined();
+    } else {
+      const live = await response.json();
+      expect(response.status, JSON.stringify(live)).toBe(200);
+      expect(live).toEqual(withVarying(expected, example.varies));
+      expect(operation.responses[200].content['application/json'].example).toEqual(example.response);
+    }
     if (example.body) expect(operation.requestBody.content['application/json'].example).toEqual(example.body);
     if (example.csv) {
       expect(await (await t.request(target, { key, headers: { Accept: 'text/csv' } })).text()).toBe(example.csv);
       expect(operation.responses[200].content['text/csv'].example).toBe(example.csv);
+    }
+    if (example.ndjson) {
+      expect(await (await t.request(target, { key, headers: { Accept: 'application/x-ndjson' } })).text()).toBe(example.ndjson);
+      expect(operation.responses[200].content['application/x-ndjson'].example).toBe(example.ndjson);
     }
   });
 });

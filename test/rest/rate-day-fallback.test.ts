@@ -87,15 +87,15 @@ describe('GET /{date}/{currency}?fallback=…', () => {
 
 describe('fallback: refusals, plans and metering', () => {
   it.each([
-    ['an unknown value', '/2023-07-08?fallback=nearest'],
+    ['an unknown value', '/2023-07-08?fallback=closest'],
     ['upper case', '/2023-07-08?fallback=PREVIOUS'],
     ['empty', '/2023-07-08?fallback='],
     ['given twice', '/2023-07-08?fallback=previous&fallback=next'],
-    ['another parameter', '/2023-07-08?fallback=next&symbols=USD'],
+    ['another parameter', '/2023-07-08?fallback=next&interval=month'],
     ['on the currency route', '/2023-07-08/USD?fallback=later'],
   ])('400 bad_request for %s; it does not count', async (_what, path) => {
     const before = (await stored(t, email)).used;
-    expectError(await t.json(path, { key }), 400, 'bad_request', /fallback|symbols/);
+    expectError(await t.json(path, { key }), 400, 'bad_request', /fallback|interval/);
     expect((await stored(t, email)).used).toBe(before);
   });
 

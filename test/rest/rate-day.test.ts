@@ -102,7 +102,7 @@ describe('GET /{date}', () => {
   );
 
   it('400 for a query parameter it does not take', async () => {
-    expectError(await t.json('/2023-01-03?symbols=USD', { key }), 400, 'bad_request', /symbols/);
+    expectError(await t.json('/2023-01-03?start_date=2023-01-01', { key }), 400, 'bad_request', /start_date/);
   });
 });
 

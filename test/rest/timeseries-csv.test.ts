@@ -1,6 +1,6 @@
 // /timeseries as CSV (issue 12's bulk export): `Accept: text/csv` gives a header row of codes and a
-// row per rate day, with the JSON's exact digits. Expected files are written here from the fixture
-// file itself, never from the service.
+// row per rate day, each value as the RBA wrote it ('0.6400', '61.40': D48 in docs/decisions.md).
+// Expected files are written here from the fixture file itself, never from the service.
 import { readFileSync } from 'node:fs';
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +13,7 @@ import { parseRbaFile } from '../../src/rba/index.js';
 import { BILLING_DAY, MONTHLY, NOW, PERIOD, account } from '../limits/support.js';
 import { FIXTURES, startTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';
-import { served, syntheticTable } from '../support/rates.js';
+import { syntheticTable } from '../support/rates.js';
 
 const FIXTURE = parseRbaFile(readFileSync(new URL('f11.1-data.csv', FIXTURES)), 'f11.1-data.csv');
 const CSV = { Accept: 'text/csv' };
@@ -24,7 +24,7 @@ function expectedCsv(start: string, end: string, codes: readonly string[]): stri
     .filter((day) => day.date >= start && day.date <= end)
     .map((day) => {
       const rates = day.rates as Record<string, string | undefined>;
-      return [day.date, ...codes.map((code) => (code === 'AUD' ? '1' : rates[code] === undefined ? '' : served(rates[code])))].join(',');
+      return [day.date, ...codes.map((code) => (code === 'AUD' ? '1' : (rates[code] ?? '')))].join(',');
     });
   return [['date', ...codes].join(','), ...rows].map((row) => `${row}\n`).join('');
 }
@@ -39,7 +39,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('GET /timeseries with Accept: text/csv', () => {
-  it('every code in /latest order, a row per rate day ascending, exact digits, blanks where unpublished', async () => {
+  it('every code in /latest order, a row per rate day ascending, the published digits, blanks where unpublished', async () => {
     const response = await t.request('/timeseries?start_date=2023-01-01&end_date=2023-12-31', { key, headers: CSV });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
@@ -51,8 +51,8 @@ describe('GET /timeseries with Accept: text/csv', () => {
     expect(bytes.includes('\r')).toBe(false);
     const text = bytes.toString('utf8');
     expect(text).toBe(expectedCsv('2023-01-01', '2023-12-31', PUBLISHED_CODES));
-    // 2023-01-03: TWI 61.40 is served as 61.4, IDR whole, CAD not yet published.
-    expect(text.split('\n')[1]).toMatch(/^2023-01-03,0\.6828,0\.64,/);
+    // 2023-01-03: EUR 0.6400 as published (the JSON's 0.64), IDR whole, CAD not yet published.
+    expect(text.split('\n')[1]).toMatch(/^2023-01-03,0\.6828,0\.6400,0\.5656,88\.48,.*,10635,16039,.*,61\.40,0\.5131$/);
   });
 
   it('the columns of symbols in their order, AUD as 1, and blanks', async () => {
@@ -63,7 +63,7 @@ describe('GET /timeseries with Accept: text/csv', () => {
     expect(response.status).toBe(200);
     const text = await response.text();
     expect(text).toBe(expectedCsv('2023-12-20', '2024-06-30', ['CAD', 'AUD', 'TWI', 'CHF']));
-    expect(text.split('\n').slice(0, 3)).toEqual(['date,CAD,AUD,TWI,CHF', '2023-12-20,,1,60.2,0.5805', '2023-12-21,0.899,1,60.3,']);
+    expect(text.split('\n').slice(0, 3)).toEqual(['date,CAD,AUD,TWI,CHF', '2023-12-20,,1,60.20,0.5805', '2023-12-21,0.8990,1,60.30,']);
   });
 
   it('JSON stays the default, and wins when preferred', async () => {
@@ -182,10 +182,7 @@ describe('a year of every code over a real socket', () => {
     expect(headers['content-length']).toBeUndefined();
     expect(chunks.length).toBeGreaterThan(1);
     const rates = (code: string, date: string) => YEAR.days.find((d) => d.date === date)!.rates[code as keyof (typeof YEAR.days)[number]['rates']];
-    const expected = [
-      'date,' + PUBLISHED_CODES.join(','),
-      ...YEAR.days.map((d) => [d.date, ...PUBLISHED_CODES.map((c) => served(rates(c, d.date)!))].join(',')),
-    ];
+    const expected = ['date,' + PUBLISHED_CODES.join(','), ...YEAR.days.map((d) => [d.date, ...PUBLISHED_CODES.map((c) => rates(c, d.date)!)].join(','))];
     expect(Buffer.concat(chunks).toString('utf8')).toBe(expected.map((row) => `${row}\n`).join(''));
   });
 });

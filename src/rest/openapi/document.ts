@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { z, type ZodType } from 'zod';
 import { ERROR_STATUS, type RefusalCode } from '../../http/error-status.js';
 import { MAX_PARAM_LENGTH, type NamedValues } from '../params.js';
-import type { Route, RouteExample } from '../route.js';
+import { MEDIA_TYPES, type FileFormat } from '../representations.js';
+import { representationsOf, type Route, type RouteExample } from '../route.js';
 import { errorEnvelope } from './schemas.js';
 
 /** What a user needs beyond the schema (quote direction, days, plans, errors, webhooks), in markdown. */
@@ -78,7 +79,7 @@ const HEADERS = {
   'Retry-After': header('Seconds until a retry may succeed', { type: 'integer' }),
   'WWW-Authenticate': header('`Bearer`'),
   Allow: header('The methods the path answers'),
-  'Content-Disposition': header('`attachment; filename="aud-rates_<start>_<end>.csv"`'),
+  'Content-Disposition': header('On a file: `attachment; filename="aud-rates_<start>_<end>.csv"` (`.ndjson`, `.xlsx`)'),
 } as const;
 type HeaderName = keyof typeof HEADERS;
 const headerRefs = (names: readonly HeaderName[]) => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
@@ -90,6 +91,7 @@ const STATUS_TEXT: Record<number, string> = {
   401: 'Missing or invalid API key',
   403: 'Refused',
   404: 'Not found',
+  406: 'Not acceptable: the Accept header allows none of the formats',
   429: 'Quota or limit used up',
   503: 'The service cannot answer now',
 };
@@ -120,16 +122,30 @@ function rateLimitHeaders(route: Route): HeaderName[] {
   return [];
 }
 
+const FILE_DESCRIPTIONS: Record<FileFormat, string> = {
+  csv: 'With `Accept: text/csv`: a CSV file (UTF-8, LF line ends, no BOM), values with the decimals the RBA published',
+  ndjson: 'With `Accept: application/x-ndjson`: one JSON object a line, in date order, written as it is produced',
+  xlsx: 'With `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`: an Excel workbook with real dates, values formatted with the decimals the RBA published, and a `Source` sheet',
+};
+
+/** The example of a file the route's example gives (the workbook's bytes are not shown). */
+function fileExample(example: RouteExample, format: FileFormat): Json {
+  const text = format === 'csv' ? example.csv : format === 'ndjson' ? example.ndjson : undefined;
+  return text === undefined ? {} : { example: text };
+}
+
 function responsesOf(route: Route): Json {
   const doc = route.doc!;
   const isGet = route.method === 'GET';
   const freshness: HeaderName[] = route.rates ? ['X-Data-Stale', 'X-RBA-Source-Date'] : [];
   const successHeaders: HeaderName[] = ['X-Request-Id', 'Cache-Control', ...(isGet ? (['ETag'] as const) : []), ...rateLimitHeaders(route), ...freshness];
-  const content: Json = { 'application/json': { schema: jsonSchema(doc.response), example: doc.example.response } };
-  if (route.csv) {
-    content['text/csv'] = { schema: { type: 'string', description: 'with `Accept: text/csv`' }, ...(doc.example.csv ? { example: doc.example.csv } : {}) };
-    successHeaders.push('Content-Disposition');
+  const content: Json = {};
+  for (const representation of representationsOf(route)) {
+    const type = MEDIA_TYPES[representation];
+    if (representation === 'json') content[type] = { schema: jsonSchema(doc.response!), example: doc.example.response };
+    else content[type] = { schema: { type: 'string', description: FILE_DESCRIPTIONS[representation] }, ...fileExample(doc.example, representation) };
   }
+  if (route.files) successHeaders.push('Content-Disposition');
   const responses: Json = { 200: { description: STATUS_TEXT[200], headers: headerRefs(successHeaders), content } };
   if (isGet) responses[304] = { description: STATUS_TEXT[304], headers: headerRefs(['X-Request-Id', 'ETag']) };
 
@@ -182,6 +198,13 @@ function parametersOf(schema: NamedValues | undefined, place: 'query' | 'path', 
   });
 }
 
+function tagOf(route: Route): string {
+  if (route.auth === 'none') return 'Service';
+  if (route.auth !== 'account') return 'Rates';
+  if (route.path.startsWith('/api/alerts')) return 'Rate alerts';
+  return route.path.startsWith('/api/webhook-subscriptions') ? 'Webhook subscriptions' : 'Account';
+}
+
 function operationOf(route: Route): Json {
   const doc = route.doc!;
   const examples = exampleValues(route, doc.example);
@@ -196,9 +219,7 @@ function operationOf(route: Route): Json {
     operationId: route.name,
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
-    tags: [
-      route.auth === 'account' ? (route.path.startsWith('/api/alerts') ? 'Rate alerts' : 'Webhook subscriptions') : route.auth === 'none' ? 'Service' : 'Rates',
-    ],
+    tags: [tagOf(route)],
     security,
     ...(parameters.length ? { parameters } : {}),
     ...(route.body
@@ -230,6 +251,8 @@ export function openApiDocument(table: readonly Route[], options: DocumentOption
   const paths: Record<string, Json> = {};
   for (const route of table) {
     if (!route.doc) throw new Error(`Route ${route.name} has no doc for the OpenAPI document`);
+    if (route.respond && (!route.doc.response || route.doc.example.response === undefined))
+      throw new Error(`Route ${route.name} answers JSON: its doc needs a response and an example of it`);
     (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operationOf(route);
   }
   const { schemas } = z.toJSONSchema(z.globalRegistry, { ...SCHEMA_TARGET, uri: COMPONENT }) as { schemas: Record<string, Json> };
@@ -253,6 +276,7 @@ export function openApiDocument(table: readonly Route[], options: DocumentOption
       { name: 'Service', description: 'No key, never metered' },
       { name: 'Webhook subscriptions', description: 'The account’s own subscriptions, managed with its API key; never metered' },
       { name: 'Rate alerts', description: 'The account’s own alerts on a currency’s rate, managed with its API key; never metered' },
+      { name: 'Account', description: 'Where the account stands, read with its API key; never metered' },
     ],
     paths: { ...paths, ...options.extraPaths },
     components: {

@@ -5,6 +5,7 @@
 // customers: no decision numbers, no repository paths.
 import { z } from 'zod';
 import { CURRENCY_CODES } from '../../domain/currencies.js';
+import { PLANS } from '../../domain/plans.js';
 
 const Code = z.enum(CURRENCY_CODES);
 const IsoDate = z.iso.date();
@@ -244,3 +245,45 @@ export const AveragesResponse = z
       .meta({ description: 'with `interval=month`: each calendar month of the period (`YYYY-MM`, clipped to it), ascending' }),
   })
   .meta({ id: 'AveragesResponse' });
+
+export const CalendarResponse = z
+  .strictObject({
+    success: z.literal(true),
+    start_date: IsoDate,
+    end_date: IsoDate,
+    timezone: z.literal('Australia/Sydney').meta({ description: 'Dates are Sydney dates; the RBA publishes at about 4 pm there' }),
+    rate_days: z.array(IsoDate).meta({
+      description: 'Ascending: up to `newest_rate_date`, the days whose rates are stored; after it, the business days a publication is expected on',
+    }),
+    closed: z
+      .array(z.strictObject({ date: IsoDate, name: z.string().meta({ description: 'The holiday, in English: `Christmas Day`, `Bank Holiday`' }) }))
+      .meta({ description: 'Ascending: the weekdays without rates that are New South Wales public holidays or the NSW Bank Holiday' }),
+    missing: z
+      .array(IsoDate)
+      .meta({ description: 'Ascending: the weekdays up to `newest_rate_date` without stored rates that are no holiday (gaps in the data)' }),
+    newest_rate_date: IsoDate.nullable().meta({ description: 'The newest day with stored rates; null before the first import' }),
+    next_update_expected: Instant.meta({ description: 'As on /status: the first publication slot after the newest stored rates' }),
+  })
+  .meta({ id: 'CalendarResponse', description: "The RBA's publication calendar of a range of dates" });
+
+const Count = z.number().int().min(0);
+
+export const UsageResponse = z
+  .strictObject({
+    success: z.literal(true),
+    plan: z.enum(PLANS),
+    period_start: Instant.meta({ description: 'When the quota period began (on Free: when the account was made)' }),
+    period_end: Instant.nullable().meta({ description: 'When the count resets, as `X-RateLimit-Reset`; null on Free, whose allowance never resets' }),
+    limit: Count.meta({ description: 'The quota, as `X-RateLimit-Limit-Monthly`' }),
+    used: Count.meta({ description: "The account's counted requests this period, all its keys together" }),
+    remaining: Count.meta({ description: "As `X-RateLimit-Remaining-Monthly`: what is left of the quota, or of the key's cap when that is less" }),
+    key: z.strictObject({
+      prefix: z.string().meta({ description: 'The prefix of the key asking' }),
+      monthly_cap: Count.nullable().meta({ description: "The key's monthly cap; null without one" }),
+      used: Count.meta({ description: "The key's counted requests this period" }),
+    }),
+    endpoints: z.record(z.string(), Count).meta({
+      description: "Each endpoint's counted requests this period (`latest`, `historical`, `timeseries`, `convert`, `fluctuation`, `averages`, `export`, `mcp`)",
+    }),
+  })
+  .meta({ id: 'UsageResponse', description: "Where the key's account stands this quota period" });

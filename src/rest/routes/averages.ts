@@ -2,9 +2,9 @@
 import { z } from 'zod';
 import * as Schemas from '../openapi/schemas.js';
 import { Param } from '../params.js';
-import { AVERAGES, averagesCsv, averagesJson } from '../averages.js';
+import { AVERAGES, averagesCsv, averagesJson, averagesWorkbook } from '../averages.js';
 import { defineRoute } from '../route.js';
-import { SYMBOLS_AND_BASE } from './shared.js';
+import { spanOrRange, SYMBOLS_AND_BASE } from './shared.js';
 
 /**
  * The query of /averages (D37): exactly one of `period` or `start_date`+`end_date`, then `symbols`,
@@ -18,23 +18,7 @@ const AVERAGES_QUERY = z
     ...SYMBOLS_AND_BASE,
     interval: Param.interval.optional(),
   })
-  .check((context) => {
-    const { period, start_date, end_date } = context.value;
-    const custom = start_date !== undefined || end_date !== undefined;
-    if ((period === undefined) === !custom) {
-      context.issues.push({
-        code: 'custom',
-        input: context.value,
-        message: 'Give either period (such as FY2025, 2024, 2025-H1, 2025-Q3 or 2025-06) or start_date and end_date, not both',
-      });
-    } else if (custom && (start_date === undefined || end_date === undefined)) {
-      context.issues.push({
-        code: 'custom',
-        input: context.value,
-        message: `Missing required parameter '${start_date === undefined ? 'start_date' : 'end_date'}'`,
-      });
-    }
-  });
+  .check(spanOrRange('period', 'FY2025, 2024, 2025-H1, 2025-Q3 or 2025-06'));
 
 export const averages = defineRoute({
   name: 'Averages',
@@ -52,11 +36,14 @@ export const averages = defineRoute({
     byMonth: query.interval !== undefined,
   }),
   respond: (data, { query }) => ({ body: averagesJson(query.period?.name ?? null, data.periodAverages) }),
-  csv: (data, { query }) => averagesCsv(query.period?.name ?? null, data.periodAverages),
+  files: {
+    csv: (data, { query }) => averagesCsv(query.period?.name ?? null, data.periodAverages),
+    xlsx: (data, { query }) => averagesWorkbook(query.period?.name ?? null, data),
+  },
   doc: {
     summary: 'Period averages: the figures accountants file',
     description:
-      "Per code, over the rate days of the period that carry a value: the mean (exact, rounded half away from zero to 6 places), the number of days, the first and last of them, the rate on the last (the nearest actual rate at the period's end), the lowest and the highest. Give exactly one of `period` or `start_date` and `end_date` (at most 365 days apart). Starter keys reach periods inside their 30-day history window; Professional and above any period from 2018; Free none. A code without a value in the period is left out; a period without any rate day is 404. With `Accept: text/csv` the answer is a CSV file: a header row `code,mean,days,first_date,last_date,end_rate,min,max` and one row per code (with `interval=month`, a leading `month` column and one row per month and code); errors stay JSON.",
+      "Per code, over the rate days of the period that carry a value: the mean (exact, rounded half away from zero to 6 places), the number of days, the first and last of them, the rate on the last (the nearest actual rate at the period's end), the lowest and the highest. Give exactly one of `period` or `start_date` and `end_date` (at most 365 days apart). Starter keys reach periods inside their 30-day history window; Professional and above any period from 2018; Free none. A code without a value in the period is left out; a period without any rate day is 404. With `Accept: text/csv` the answer is a CSV file: a header row `code,mean,days,first_date,last_date,end_rate,min,max` and one row per code (with `interval=month`, a leading `month` column and one row per month and code), the mean with 6 decimal places and the rates with the decimals the RBA published. With `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` it is an Excel workbook: an `Averages` sheet (and with `interval=month` a `Months` sheet) with real dates and numbers formatted the same way, and a `Source` sheet naming RBA table F11.1, each code's series id and units, and when the data was read. Counted as one request whatever the format; errors stay JSON.",
     response: Schemas.AveragesResponse,
     errors: ['plan_restricted', 'not_found'],
     example: {
@@ -74,7 +61,7 @@ export const averages = defineRoute({
           EUR: { mean: 0.64185, days: 2, first_date: '2023-01-03', last_date: '2023-01-04', end_rate: 0.6437, min: 0.64, max: 0.6437 },
         },
       },
-      csv: 'code,mean,days,first_date,last_date,end_rate,min,max\nUSD,0.68195,2,2023-01-03,2023-01-04,0.6811,0.6811,0.6828\nEUR,0.64185,2,2023-01-03,2023-01-04,0.6437,0.64,0.6437\n',
+      csv: 'code,mean,days,first_date,last_date,end_rate,min,max\nUSD,0.681950,2,2023-01-03,2023-01-04,0.6811,0.6811,0.6828\nEUR,0.641850,2,2023-01-03,2023-01-04,0.6437,0.6400,0.6437\n',
     },
   },
   cacheControl: 'no-store',

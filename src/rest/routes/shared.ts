@@ -36,3 +36,23 @@ export const DATE_RANGE = z.object({
   end_date: Param.date.meta({ description: 'The last day of the range (YYYY-MM-DD), not before start_date' }),
   ...SYMBOLS_AND_BASE,
 });
+
+/**
+ * The check of a query that takes exactly one of a named span (`period`, `year`) or a custom range
+ * (`start_date` and `end_date`): both, neither, or half a range is refused (400).
+ */
+export function spanOrRange<Query extends { start_date?: unknown; end_date?: unknown }>(name: keyof Query & string, examples: string) {
+  return (context: z.core.ParsePayload<Query>): void => {
+    const { value } = context;
+    const custom = value.start_date !== undefined || value.end_date !== undefined;
+    if ((value[name] === undefined) === !custom) {
+      context.issues.push({ code: 'custom', input: value, message: `Give either ${name} (such as ${examples}) or start_date and end_date, not both` });
+    } else if (custom && (value.start_date === undefined || value.end_date === undefined)) {
+      context.issues.push({
+        code: 'custom',
+        input: value,
+        message: `Missing required parameter '${value.start_date === undefined ? 'start_date' : 'end_date'}'`,
+      });
+    }
+  };
+}

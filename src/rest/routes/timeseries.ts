@@ -1,11 +1,12 @@
-// GET /timeseries, as JSON or CSV.
-import { QUOTED_CODES } from '../../domain/currencies.js';
+// GET /timeseries, as JSON, CSV, NDJSON or an Excel workbook.
 import { graphql } from '../../graphql.js';
 import { seriesJson } from '../../json.js';
 import * as Schemas from '../openapi/schemas.js';
-import { CsvBody, csvRow } from '../csv.js';
+import { seriesFile, seriesFiles } from '../rate-files.js';
 import { defineRoute } from '../route.js';
 import { DATE_RANGE } from './shared.js';
+
+const fileOf = (readAt: string | null, { query }: { query: { start_date: string; end_date: string } }) => seriesFile(query.start_date, query.end_date, readAt);
 
 export const timeSeries = defineRoute({
   name: 'TimeSeries',
@@ -20,6 +21,7 @@ export const timeSeries = defineRoute({
       timeSeries(startDate: $start, endDate: $end, having: $codes) {
         rates(codes: $codes)
       }
+      ratesReadAt
     }
   `),
   variables: ({ query }) => ({ start: query.start_date, end: query.end_date, codes: query.symbols ?? null }),
@@ -34,17 +36,15 @@ export const timeSeries = defineRoute({
     },
   }),
   // Columns in the order of `symbols`, else every code in /latest's order; a blank where a code was not published.
-  csv: ({ timeSeries: { rates } }, { query }) => {
-    const columns = query.symbols ?? QUOTED_CODES;
-    return new CsvBody(`aud-rates_${query.start_date}_${query.end_date}.csv`, function* () {
-      yield csvRow(['date', ...columns]);
-      for (const [date, day] of rates.entries()) yield csvRow([date, ...columns.map((code) => day[code] ?? '')]);
-    });
+  files: {
+    csv: (data, req) => seriesFiles.csv(data.timeSeries.rates, fileOf(data.ratesReadAt, req)),
+    ndjson: (data, req) => seriesFiles.ndjson(data.timeSeries.rates, fileOf(data.ratesReadAt, req)),
+    xlsx: (data, req) => seriesFiles.xlsx(data.timeSeries.rates, fileOf(data.ratesReadAt, req)),
   },
   doc: {
     summary: 'The rates of every day with data in a date range',
     description:
-      "Only days with data appear: weekends and holidays are left out, and a range without any rate day is 404. The range may be at most the plan's time-series range (Starter 7 days, Professional 90, Business and Enterprise 365) and must lie within its history. With `Accept: text/csv` the answer is a CSV file (`text/csv; charset=utf-8`, LF line ends, no BOM): a header row `date,USD,EUR,…` in the order of `symbols` (every code in /latest's order otherwise), one row per rate day, ascending, with the digits of the JSON and an empty cell where a code was not published; errors stay JSON.",
+      'Only days with data appear: weekends and holidays are left out, and a range without any rate day is 404. The range may be at most the plan\'s time-series range (Starter 7 days, Professional 90, Business and Enterprise 365) and must lie within its history. With `Accept: text/csv` the answer is a CSV file (`text/csv; charset=utf-8`, LF line ends, no BOM): a header row `date,USD,EUR,…` in the order of `symbols` (every code in /latest\'s order otherwise), one row per rate day, ascending, each value with the decimals the RBA published (`0.6400`, `88.48`, `10635`) and an empty cell where a code was not published. With `Accept: application/x-ndjson` it is one JSON object a line, `{"date", "rates"}`, in date order, written as it is produced. With `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` it is an Excel workbook: a `Rates` sheet of the CSV\'s rows with real dates and each value formatted with its published decimals, and a `Source` sheet naming RBA table F11.1, each code\'s series id and units, and when the data was read. Counted as one request whatever the format; errors stay JSON.',
     response: Schemas.TimeSeriesResponse,
     errors: ['plan_restricted', 'not_found'],
     example: {
@@ -57,7 +57,8 @@ export const timeSeries = defineRoute({
         base: 'AUD',
         rates: { '2023-01-03': { USD: 0.6828, EUR: 0.64 }, '2023-01-04': { USD: 0.6811, EUR: 0.6437 } },
       },
-      csv: 'date,USD,EUR\n2023-01-03,0.6828,0.64\n2023-01-04,0.6811,0.6437\n',
+      csv: 'date,USD,EUR\n2023-01-03,0.6828,0.6400\n2023-01-04,0.6811,0.6437\n',
+      ndjson: '{"date":"2023-01-03","rates":{"USD":0.6828,"EUR":0.64}}\n{"date":"2023-01-04","rates":{"USD":0.6811,"EUR":0.6437}}\n',
     },
   },
   cacheControl: 'no-store',

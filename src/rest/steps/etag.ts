@@ -1,6 +1,6 @@
 // D24 (docs/decisions.md): every GET answer has an ETag, and If-None-Match with it is 304 with no body.
 import { hash } from 'node:crypto';
-import { CsvBody } from '../csv.js';
+import { StreamedBody } from '../streamed-body.js';
 import type { Step } from '../exchange.js';
 
 export function etagOf(body: string | Uint8Array): string {
@@ -21,7 +21,7 @@ export const etag: Step = async (exchange, next) => {
   const answer = exchange.answer!;
   // computed once per answer: a shared answer keeps its tag
   const { body } = answer;
-  const tag = (answer.etag ??= body instanceof CsvBody ? body.etag() : etagOf(body ?? ''));
+  const tag = (answer.etag ??= body instanceof StreamedBody ? body.etag() : etagOf(body ?? ''));
   exchange.headers.ETag = tag;
   if (answer.status === 200 && matchesEtag(exchange.request.header('if-none-match'), tag)) {
     exchange.answer = { status: 304, body: null, headers: answer.headers };

@@ -6,10 +6,10 @@ import type { Executor } from '../../schema/executor.js';
 import { ANONYMOUS, type ApiKeyViewer, type Context, type Viewer } from '../../schema/context.js';
 import type { Step } from '../exchange.js';
 import { stringify } from '../../json.js';
-import { prefersCsv } from '../csv.js';
 import { readJsonBody } from '../body.js';
 import { decodeQuery, readPathParams, readQuery } from '../params.js';
-import type { Route, RouteRequest } from '../route.js';
+import { negotiate } from '../representations.js';
+import { representationsOf, type Route, type RouteRequest } from '../route.js';
 
 /** What a request gives its route, as sent: the query string, the path's segments and the body. */
 export interface SentRequest {
@@ -54,20 +54,20 @@ export function routeRunner(executor: Executor, table: readonly Route[], documen
 export function runOperation(run: RouteRunner): Step {
   return async (exchange) => {
     const route = exchange.route!;
+    // What the Accept header asks for is known before the operation runs: one it cannot answer is 406.
+    const representation = route.files ? negotiate(exchange.request.header('accept'), representationsOf(route)) : 'json';
     const sent = { search: decodeQuery(exchange.request.url.search), params: exchange.params, body: exchange.body };
     const { request, data, context } = await run(route, sent, exchange.viewer, exchange.session);
     exchange.context = context;
     const headers: Record<string, string> = { 'Cache-Control': route.cacheControl };
-    if (route.csv) {
-      // A route with two representations says so to caches.
-      headers.Vary = 'Accept';
-      if (prefersCsv(exchange.request.header('accept'))) {
-        const table = route.csv(data, request);
-        exchange.answer = { status: 200, body: table, headers: { ...headers, ...table.headers() } };
-        return;
-      }
+    // A route with several representations says so to caches.
+    if (route.files) headers.Vary = 'Accept';
+    if (representation !== 'json') {
+      const file = route.files![representation]!(data, request);
+      exchange.answer = { status: 200, body: file, headers: { ...headers, ...file.headers() } };
+      return;
     }
-    const { body, status = 200 } = route.respond(data, request);
+    const { body, status = 200 } = route.respond!(data, request);
     exchange.answer = { status, body: stringify(body), headers };
   };
 }

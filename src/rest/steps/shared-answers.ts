@@ -1,9 +1,10 @@
 // Identical read requests share an answer for a second (src/rest/response-cache.ts): the answer of
 // a cacheable route depends only on its path and query, the viewer's plan, the stored rates and the
 // time. Keys, limits, usage and request ids stay per request: the steps before this one run for each.
-import { prefersCsv } from '../csv.js';
 import type { Step } from '../exchange.js';
+import { negotiate } from '../representations.js';
 import { ResponseCache } from '../response-cache.js';
+import { representationsOf } from '../route.js';
 
 /** how long identical requests share an answer (the stale flag and "today" move with the clock) */
 const RESPONSE_TTL_MS = 1_000;
@@ -13,8 +14,9 @@ export function sharedAnswers(clock: () => Date, generation: () => number): Step
   return async (exchange, next) => {
     if (!exchange.route!.cacheable) return next(exchange);
     const { url } = exchange.request;
-    // a route with a CSV representation keeps its JSON and CSV answers apart
-    const representation = exchange.route!.csv && prefersCsv(exchange.request.header('accept')) ? 'csv' : 'json';
+    // a route with several representations keeps its answers in each apart
+    const route = exchange.route!;
+    const representation = route.files ? negotiate(exchange.request.header('accept'), representationsOf(route)) : 'json';
     const key = `${exchange.viewer?.plan ?? '-'} ${representation} ${url.pathname}${url.search}`;
     const shared = answers.get(key);
     if (shared) {

@@ -1,7 +1,7 @@
 // D24 (docs/decisions.md): an ETag on every GET answer; If-None-Match with it is 304 with no body.
 import { expect, it } from 'vitest';
 import { etag, etagOf } from '../../../src/rest/steps/etag.js';
-import { CsvBody } from '../../../src/rest/csv.js';
+import { csvBody } from '../../../src/rest/csv.js';
 import { answering, recordingNext, routedExchange } from './support.js';
 
 const BODY = '{"success":true,"rates":{"USD":"0.65"}}';
@@ -65,7 +65,7 @@ it('tags a CSV answer by its bytes, hashed row by row, and answers 304 to that t
   const rows = ['date,USD\n', '2023-01-03,0.6828\n'];
   const answeringCsv = () =>
     recordingNext((exchange) => {
-      exchange.answer = { status: 200, body: new CsvBody('aud-rates.csv', () => rows), headers: { 'Cache-Control': 'no-store' } };
+      exchange.answer = { status: 200, body: csvBody('aud-rates.csv', () => rows), headers: { 'Cache-Control': 'no-store' } };
     });
   const exchange = routedExchange('TimeSeries', '/timeseries');
   await etag(exchange, answeringCsv());

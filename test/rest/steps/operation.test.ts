@@ -3,7 +3,7 @@
 import { RequestCache } from '@pothos/plugin-scope-auth';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BadRequestError } from '../../../src/errors.js';
-import { CsvBody } from '../../../src/rest/csv.js';
+import { StreamedBody } from '../../../src/rest/streamed-body.js';
 import { routes } from '../../../src/rest/routes.js';
 import { routeRunner, runOperation } from '../../../src/rest/steps/operation.js';
 import { builder } from '../../../src/schema/builder.js';
@@ -45,21 +45,21 @@ it('throws a parameter fault before running anything', async () => {
   expect(exchange.context).toBeNull();
 });
 
-it('answers a route with a CSV representation as CSV when Accept prefers it, JSON otherwise, Vary: Accept on both', async () => {
+it('answers a route with file representations as CSV when Accept prefers it, JSON otherwise, Vary: Accept on both', async () => {
   const target = '/timeseries?start_date=2023-01-03&end_date=2023-01-04&symbols=USD,EUR';
   const viewer = { kind: 'apiKey', accountId: 'a', keyId: 'k', plan: 'business', billingDay: 1 } as const;
   const csv = routedExchange('TimeSeries', target, { headers: { Accept: 'text/csv' } });
   csv.viewer = viewer;
   await step(csv, recordingNext());
   const table = csv.answer!.body;
-  expect(table).toBeInstanceOf(CsvBody);
+  expect(table).toBeInstanceOf(StreamedBody);
   expect(csv.answer!.headers).toEqual({
     'Cache-Control': 'no-store',
     Vary: 'Accept',
     'Content-Type': 'text/csv; charset=utf-8',
     'Content-Disposition': 'attachment; filename="aud-rates_2023-01-03_2023-01-04.csv"',
   });
-  expect([...(table as CsvBody).rows()][0]).toBe('date,USD,EUR\n');
+  expect([...(table as StreamedBody).chunks()][0]).toBe('date,USD,EUR\n');
 
   const json = routedExchange('TimeSeries', target, { headers: { Accept: 'application/json, text/csv;q=0.5' } });
   json.viewer = viewer;

@@ -50,6 +50,7 @@ export function routedExchange(name: string, target: string, parts: RequestParts
   const route = routeNamed(name);
   exchange.endpoint = routeEndpoint(route, () => Promise.resolve());
   exchange.route = route;
+  exchange.template = exchange.endpoint.template;
   exchange.cors = exchange.endpoint.cors;
   return exchange;
 }
