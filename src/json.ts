@@ -3,9 +3,17 @@
 // which a JS number cannot promise for every value. Raw JSON text is written out verbatim.
 import { rateIn, type RateSeries, type RateValues } from './domain/rate-history.js';
 
-export class RawJson {
+/**
+ * JSON text written out verbatim. `Of` is the value the text holds, so that an answer built of such
+ * pieces is still checked against its documented schema by the compiler (`Written`).
+ */
+export class RawJson<Of = unknown> {
+  declare private readonly of?: Of;
   constructor(readonly text: string) {}
 }
+
+/** A value of type `T` as `stringify` takes it: any part of it may be the raw JSON text of that part. */
+export type Written<T> = RawJson<T> | (T extends readonly (infer Item)[] ? Written<Item>[] : T extends object ? { [K in keyof T]: Written<T[K]> } : T);
 
 export type Json = string | number | boolean | null | RawJson | Json[] | { [key: string]: Json | undefined };
 
@@ -30,7 +38,7 @@ export function stringify(value: Json): string {
 // What is kept is written with `join` of several parts, which copies them into one flat string.
 // Text built with `+=` is a tree of its pieces, and every answer that carried it would walk the
 // whole tree again when its body is flattened for the ETag and the socket.
-const written = new WeakMap<object, RawJson>();
+const written = new WeakMap<object, RawJson<Record<string, number>>>();
 
 /** Only `codes` of a day's rates, in the order asked for (AUD is 1); a code without a rate that day is left out. */
 function subsetText(rates: RateValues, codes: readonly string[]): string {
@@ -49,7 +57,7 @@ function allRatesText(rates: RateValues): string {
 }
 
 /** A rates object (code → decimal string) as JSON numbers. */
-export function ratesJson(rates: RateValues): RawJson {
+export function ratesJson(rates: RateValues): RawJson<Record<string, number>> {
   if (!Object.isFrozen(rates)) return new RawJson(allRatesText(rates));
   let json = written.get(rates);
   if (!json) written.set(rates, (json = new RawJson(allRatesText(rates))));
@@ -57,7 +65,7 @@ export function ratesJson(rates: RateValues): RawJson {
 }
 
 /** A time series as JSON (date → rates), written from the stored days without copying them. */
-export function seriesJson(series: RateSeries): RawJson {
+export function seriesJson(series: RateSeries): RawJson<Record<string, Record<string, number>>> {
   const { codes } = series;
   let out = '';
   for (const day of series.days) out += `${out ? ',' : ''}"${day.date}":${codes ? subsetText(day.rates, codes) : ratesJson(day.rates).text}`;

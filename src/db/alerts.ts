@@ -3,13 +3,14 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Insertable, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { alertFires } from '../domain/alerts.js';
 import type { Plan } from '../domain/plans.js';
+import type { CurrencyCode } from '../domain/currencies.js';
 import type { AlertChannel, AlertCondition, AlertsTable, Database } from './database.js';
 import { recordAlertDeliveries } from './webhooks.js';
 
 /** An alert as listed: its own fields, and its firings' count and latest. */
 export interface ListedAlert {
   id: string;
-  currency: string;
+  currency: CurrencyCode;
   condition: AlertCondition;
   value: string;
   channels: AlertChannel[];
@@ -169,7 +170,7 @@ export async function recordAlertFirings(
 ): Promise<NewFiring[]> {
   const codes = Object.keys(day.rates);
   if (codes.length === 0 || plans.alerts.length === 0) return [];
-  const { rows: previous } = await sql<{ code: string; date: string; value: string }>`
+  const { rows: previous } = await sql<{ code: CurrencyCode; date: string; value: string }>`
     select c.code, p.date, p.value::text as value
     from unnest(${codes}::text[]) as c(code)
     cross join lateral (select r.date, r.value from rates r where r.code = c.code and r.date < ${day.date} order by r.date desc limit 1) p`.execute(trx);

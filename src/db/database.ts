@@ -1,6 +1,7 @@
 // The database's shape, as Kysely sees it. Every other type of stored data derives from here.
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { Plan } from '../domain/plans.js';
+import type { CurrencyCode } from '../domain/currencies.js';
 import type { SourceFormat } from '../domain/source-format.js';
 
 export const ACCOUNT_STATUSES = ['active', 'suspended'] as const;
@@ -317,7 +318,7 @@ export interface AlertsTable {
   /** 32 lower-case hex characters, as a subscription's */
   id: string;
   account_id: string;
-  currency: string;
+  currency: CurrencyCode;
   condition: AlertCondition;
   /** exact decimal text: a rate level (above, below) or a percentage (change_pct) */
   value: string;

@@ -132,7 +132,7 @@ export class ToolCalls {
     });
     for (const definition of options.definitions) {
       const route = options.table.find((r) => r.name === definition.twin);
-      if (!route?.doc?.response || !route.respond) throw new Error(`Tool ${definition.name}: no documented route ${definition.twin} that answers JSON`);
+      if (!route?.response || !route.respond) throw new Error(`Tool ${definition.name}: no documented route ${definition.twin} that answers JSON`);
       const pathNames = Object.keys(route.params?.shape ?? {});
       const argumentNames = Object.keys(argumentsOf(route).shape);
       this.tools.set(definition.name, { definition, route, endpoint: options.endpointOf(route), pathNames, argumentNames });
@@ -143,7 +143,7 @@ export class ToolCalls {
         title: definition.title,
         description: definition.description,
         inputSchema: forAgents(argumentsOf(route), 'input') as Tool['inputSchema'],
-        outputSchema: forAgents(route.doc!.response!, 'output') as Tool['outputSchema'],
+        outputSchema: forAgents(route.response!, 'output') as Tool['outputSchema'],
         annotations: { title: definition.title, readOnlyHint: true, idempotentHint: true, openWorldHint: false },
       })),
     };

@@ -4,7 +4,7 @@
 import { publishedText } from '../domain/currencies.js';
 import { padDecimal } from '../domain/decimal.js';
 import { graphql, type ResultOf } from '../graphql.js';
-import { RawJson, type Json } from '../json.js';
+import { RawJson } from '../json.js';
 import { csvBody, csvRow } from './csv.js';
 import type { StreamedBody } from './streamed-body.js';
 import { dateCell, decimalCell, integerCell, publishedCell, workbookBody, type Cell } from './workbook.js';
@@ -47,8 +47,11 @@ type Figures = PeriodAverages['rates'][number];
 /** The CSV columns, and the order of each code's figures in the JSON. */
 export const FIGURE_COLUMNS = ['mean', 'days', 'first_date', 'last_date', 'end_rate', 'min', 'max'] as const;
 
-function figuresJson(rates: readonly Figures[]): Json {
-  const out: Record<string, Json> = {};
+/** Each code's figures, its rates exact JSON numbers. */
+function figuresJson(rates: readonly Figures[]) {
+  const out: Partial<
+    Record<Figures['code'], Record<'mean' | 'end_rate' | 'min' | 'max', RawJson<number>> & Pick<Figures, 'days' | 'first_date' | 'last_date'>>
+  > = {};
   for (const f of rates) {
     out[f.code] = {
       mean: new RawJson(f.mean),
@@ -64,15 +67,15 @@ function figuresJson(rates: readonly Figures[]): Json {
 }
 
 /** `period`: the period's canonical name when one was given, else null (a custom range). */
-export function averagesJson(period: string | null, averages: PeriodAverages): Json {
+export function averagesJson(period: string | null, averages: PeriodAverages) {
   return {
-    success: true,
-    averages: true,
+    success: true as const,
+    averages: true as const,
     period,
     start_date: averages.startDate,
     end_date: averages.endDate,
     complete: averages.complete,
-    base: 'AUD',
+    base: 'AUD' as const,
     rates: figuresJson(averages.rates),
     months: averages.months && Object.fromEntries(averages.months.map((m) => [m.month, figuresJson(m.rates)])),
   };

@@ -7,7 +7,7 @@ import type { DocumentNode } from 'graphql';
 import type { z, ZodType } from 'zod';
 import type { TadaDocumentNode } from '../graphql.js';
 import type { ApiKeyViewer } from '../schema/context.js';
-import type { Json } from '../json.js';
+import type { Json, Written } from '../json.js';
 import type { RefusalCode } from '../http/error-status.js';
 import type { NamedValues } from './params.js';
 import type { FileFormat, Representation } from './representations.js';
@@ -40,6 +40,7 @@ export interface Route<
   Query extends NamedValues = NamedValues,
   Params extends NamedValues = PathSegments,
   Body extends NamedValues = NamedValues,
+  Response extends ZodType | null = ZodType | null,
 > {
   /** the operation's name; also how usage and logs name the endpoint */
   name: string;
@@ -71,8 +72,13 @@ export interface Route<
   rates?: boolean;
   document: DocumentNode;
   variables(req: RouteRequest<z.output<Query>, z.output<Params>, z.output<Body>>): Variables;
+  /** the JSON success body, which types `respond`'s answer and documents it; null for a route that answers only files */
+  response: Response;
   /** the JSON answer; a route without it answers only `files` (the first by default, 406 to an Accept that allows none) */
-  respond?(data: Result, req: RouteRequest<z.output<Query>, z.output<Params>, z.output<Body>>): { body: Json; status?: number };
+  respond?(
+    data: Result,
+    req: RouteRequest<z.output<Query>, z.output<Params>, z.output<Body>>,
+  ): { body: Written<Response extends ZodType ? z.output<Response> : never>; status?: number };
   /**
    * the answer as files (CSV, NDJSON, a workbook), for a client whose Accept prefers one of them to
    * JSON (src/rest/representations.ts), in the order they are offered
@@ -86,8 +92,6 @@ export interface Route<
 export interface RouteDoc {
   summary: string;
   description?: string;
-  /** the JSON success body; none for a route that answers only files */
-  response?: ZodType;
   /**
    * the error types the route answers itself; those of its `auth` (401, 429) and those of every
    * endpoint (400 bad_request, 403 https_required, 503) are added by the document
@@ -136,18 +140,25 @@ type OnlyDeclared<Returned, Declared> = [Exclude<keyof Returned, keyof Declared>
   : { variables: 'returns a variable that the document does not declare' };
 
 /**
- * Checks a route against its document (the types come from the document alone) and its mappers
- * against its schemas, then hands it on as a plain `Route`: a method's parameters are bivariant, so
- * the typed route is one. (An enum value written as a literal in `variables` needs `as const`:
- * TypeScript widens it while it infers.)
+ * Checks a route against its document (the types come from the document alone), its mappers
+ * against its schemas and its answer against its response schema, then hands it on as a plain
+ * `Route`: a method's parameters are bivariant, so the typed route is one. The response schema comes
+ * first, in a call of its own, so that it is known before the answer is checked: otherwise the
+ * compiler widens a literal such as `success: true` while it infers. (An enum value written as a
+ * literal in `variables` needs `as const`: TypeScript widens it while it infers.)
  */
-export const defineRoute = <
-  Result,
-  Variables extends Record<string, unknown>,
-  Returned extends Variables,
-  Query extends NamedValues = NamedValues,
-  Params extends NamedValues = PathSegments,
-  Body extends NamedValues = NamedValues,
->(
-  route: Route<NoInfer<Result>, Returned, Query, Params, Body> & { document: TadaDocumentNode<Result, Variables> } & OnlyDeclared<Returned, Variables>,
-): Route => route as Route;
+export const defineRoute =
+  <Response extends ZodType | null>(response: Response) =>
+  <
+    Result,
+    Variables extends Record<string, unknown>,
+    Returned extends Variables,
+    Query extends NamedValues = NamedValues,
+    Params extends NamedValues = PathSegments,
+    Body extends NamedValues = NamedValues,
+  >(
+    route: Omit<Route<NoInfer<Result>, Returned, Query, Params, Body, Response>, 'response'> & {
+      document: TadaDocumentNode<Result, Variables>;
+    } & OnlyDeclared<Returned, Variables>,
+  ): Route =>
+    ({ ...route, response }) as unknown as Route;

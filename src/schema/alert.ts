@@ -28,6 +28,8 @@ import { alertPayload } from '../webhooks/payload.js';
 import { signedDelivery } from '../webhooks/sign.js';
 import { AccountRef } from './account.js';
 import { builder } from './builder.js';
+import { CurrencyCodeEnum } from './currency.js';
+import type { CurrencyCode } from '../domain/currencies.js';
 import type { Context } from './context.js';
 import { checkAlertLimit, checkAlertsAvailable, checkAlertWebhooks } from './plan-rules.js';
 import { requireActiveSubscriber, requireSubscriber } from './webhook-subscription.js';
@@ -41,14 +43,17 @@ const RATE_ALERTS = { start: 'Rate alerts', middle: 'rate alerts' } as const;
 
 const noSuchAlert = (id: string) => new NotFoundError(`No rate alert ${id}`);
 
+const AlertConditionEnum = builder.enumType('AlertCondition', { values: ALERT_CONDITIONS });
+const AlertChannelEnum = builder.enumType('AlertChannel', { values: ALERT_CHANNELS });
+
 export const AlertRef = builder.objectRef<ListedAlert>('Alert').implement({
   description: 'A condition on one currency, checked at every publication; it fires at most once per rate day',
   fields: (t) => ({
     id: t.exposeString('id'),
-    currency: t.exposeString('currency'),
-    condition: t.exposeString('condition', { description: 'above, below or change_pct' }),
+    currency: t.expose('currency', { type: CurrencyCodeEnum }),
+    condition: t.expose('condition', { type: AlertConditionEnum }),
     value: t.expose('value', { type: 'Decimal', description: 'A rate level (above, below) or a percentage (change_pct)' }),
-    channels: t.exposeStringList('channels', { description: 'email, webhook or both' }),
+    channels: t.expose('channels', { type: [AlertChannelEnum], description: 'email, webhook or both' }),
     description: t.exposeString('description', { nullable: true }),
     isActive: t.exposeBoolean('isActive'),
     lastTriggeredAt: t.expose('lastTriggeredAt', { type: 'DateTime', nullable: true, description: 'When it last fired; null until it fires' }),
@@ -148,7 +153,7 @@ const CreateInput = builder.inputType('CreateAlertInput', {
 });
 
 interface AlertFields {
-  currency: string;
+  currency: CurrencyCode;
   condition: AlertCondition;
   value: string;
   channels: AlertChannel[];

@@ -28,6 +28,8 @@ function decodeCursor(cursor: string): DeliveryLogPosition {
   return { createdAt, id: match[2]! };
 }
 
+const DeliveryStateEnum = builder.enumType('WebhookDeliveryState', { values: ['delivered', 'pending', 'failed', 'abandoned'] as const });
+
 const LoggedAttemptRef = builder.objectRef<LoggedAttempt>('WebhookDeliveryAttempt').implement({
   description: 'One attempt of a delivery',
   fields: (t) => ({
@@ -44,7 +46,7 @@ const LoggedDeliveryRef = builder.objectRef<LoggedDelivery>('WebhookDelivery').i
     id: t.exposeString('id', { description: 'The X-ExchangeRates-Delivery id, the same on every attempt' }),
     event: t.exposeString('event', { description: 'rates.published, rates.alert or rates.test' }),
     date: t.expose('date', { type: 'LocalDate', description: "The payload's rate date" }),
-    state: t.exposeString('state', { description: 'delivered, pending, failed or abandoned' }),
+    state: t.expose('state', { type: DeliveryStateEnum }),
     attempts: t.field({ type: [LoggedAttemptRef], description: 'Oldest first', resolve: (d) => d.attempts }),
   }),
 });

@@ -134,7 +134,7 @@ describe('plans', () => {
     const rows = Array.from({ length: n }, () => ({
       id: randomBytes(16).toString('hex'),
       account_id: accountId,
-      currency: 'USD',
+      currency: 'USD' as const,
       condition: 'above' as const,
       value: '1',
       channels: ['email' as const],

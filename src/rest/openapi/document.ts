@@ -142,7 +142,7 @@ function responsesOf(route: Route): Json {
   const content: Json = {};
   for (const representation of representationsOf(route)) {
     const type = MEDIA_TYPES[representation];
-    if (representation === 'json') content[type] = { schema: jsonSchema(doc.response!), example: doc.example.response };
+    if (representation === 'json') content[type] = { schema: jsonSchema(route.response!), example: doc.example.response };
     else content[type] = { schema: { type: 'string', description: FILE_DESCRIPTIONS[representation] }, ...fileExample(doc.example, representation) };
   }
   if (route.files) successHeaders.push('Content-Disposition');
@@ -251,7 +251,7 @@ export function openApiDocument(table: readonly Route[], options: DocumentOption
   const paths: Record<string, Json> = {};
   for (const route of table) {
     if (!route.doc) throw new Error(`Route ${route.name} has no doc for the OpenAPI document`);
-    if (route.respond && (!route.doc.response || route.doc.example.response === undefined))
+    if (route.respond && (!route.response || route.doc.example.response === undefined))
       throw new Error(`Route ${route.name} answers JSON: its doc needs a response and an example of it`);
     (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operationOf(route);
   }

@@ -1,7 +1,7 @@
 // Rate alerts (docs/api.md §4.3), authorised as the webhook subscriptions are.
 import { z } from 'zod';
 import { graphql } from '../../graphql.js';
-import { RawJson, type Json } from '../../json.js';
+import { RawJson } from '../../json.js';
 import { Field } from '../body.js';
 import * as Schemas from '../openapi/schemas.js';
 import { Param } from '../params.js';
@@ -25,9 +25,9 @@ const EXAMPLE_ALERT = {
   createdAt: '2026-05-12T03:00:00.000Z',
 };
 /** An alert as the API writes it: its value an exact JSON number. */
-const alertJson = (alert: { value: string } & Record<string, Json>) => ({ ...alert, value: new RawJson(alert.value) });
+const alertJson = <Alert extends { value: string }>(alert: Alert) => ({ ...alert, value: new RawJson<number>(alert.value) });
 
-export const createAlert = defineRoute({
+export const createAlert = defineRoute(Schemas.AlertResponse)({
   name: 'CreateAlert',
   method: 'POST',
   path: ALERTS,
@@ -53,7 +53,6 @@ export const createAlert = defineRoute({
     summary: 'Create a rate alert',
     description:
       "Checked at every publication: `above` fires when the new rate is at or above `value` and the previous rate day's was below it, `below` the mirror, `change_pct` when the day's move is at least `value` per cent either way. At most once per rate day. Starter (3 alerts, e-mail only), Professional (20), Business (100) and Enterprise (500).",
-    response: Schemas.AlertResponse,
     errors: ['alerts_not_available', 'alert_limit_reached', 'webhooks_not_available'],
     example: {
       request: ALERTS,
@@ -65,7 +64,7 @@ export const createAlert = defineRoute({
   cacheControl: 'no-store',
 });
 
-export const alerts = defineRoute({
+export const alerts = defineRoute(Schemas.AlertListResponse)({
   name: 'Alerts',
   method: 'GET',
   path: ALERTS,
@@ -77,7 +76,6 @@ export const alerts = defineRoute({
   respond: ({ alerts: list }) => ({ body: { success: true, alerts: list.alerts.map(alertJson), limit: list.limit } }),
   doc: {
     summary: "The account's rate alerts",
-    response: Schemas.AlertListResponse,
     errors: [],
     example: {
       request: ALERTS,
@@ -88,7 +86,7 @@ export const alerts = defineRoute({
   cacheControl: 'no-store',
 });
 
-export const updateAlert = defineRoute({
+export const updateAlert = defineRoute(Schemas.AlertResponse)({
   name: 'UpdateAlert',
   method: 'PATCH',
   path: `${ALERTS}/:id`,
@@ -102,7 +100,6 @@ export const updateAlert = defineRoute({
   respond: ({ setAlertActive: alert }) => ({ body: { success: true, alert: alertJson(alert) } }),
   doc: {
     summary: 'Pause or resume an alert',
-    response: Schemas.AlertResponse,
     errors: ['not_found', 'alerts_not_available'],
     example: {
       request: `${ALERTS}/${EXAMPLE_ALERT_ID}`,
@@ -114,7 +111,7 @@ export const updateAlert = defineRoute({
   cacheControl: 'no-store',
 });
 
-export const deleteAlert = defineRoute({
+export const deleteAlert = defineRoute(Schemas.DeleteAlertResponse)({
   name: 'DeleteAlert',
   method: 'DELETE',
   path: `${ALERTS}/:id`,
@@ -125,14 +122,13 @@ export const deleteAlert = defineRoute({
   respond: ({ deleteAlert: id }) => ({ body: { success: true, message: `Rate alert ${id} deleted` } }),
   doc: {
     summary: 'Delete an alert and its firings',
-    response: Schemas.DeleteAlertResponse,
     errors: ['not_found'],
     example: { request: `${ALERTS}/${EXAMPLE_ALERT_ID}`, response: { success: true, message: `Rate alert ${EXAMPLE_ALERT_ID} deleted` } },
   },
   cacheControl: 'no-store',
 });
 
-export const testAlert = defineRoute({
+export const testAlert = defineRoute(Schemas.TestAlertResponse)({
   name: 'TestAlert',
   method: 'POST',
   path: `${ALERTS}/:id/test`,
@@ -164,7 +160,6 @@ export const testAlert = defineRoute({
     summary: 'Send a sample of an alert on each of its channels now',
     description:
       "From the newest two rate days of its currency, whatever its condition: an e-mail to the account's address (with the `email` channel) and a signed delivery with the event `rates.test` and the `rates.alert` body to each active subscription covering the currency (with the `webhook` channel). A test never counts as a firing.",
-    response: Schemas.TestAlertResponse,
     errors: ['not_found', 'alerts_not_available'],
     example: {
       request: `${ALERTS}/${EXAMPLE_ALERT_ID}/test`,

@@ -20,7 +20,7 @@ const AVERAGES_QUERY = z
   })
   .check(spanOrRange('period', 'FY2025, 2024, 2025-H1, 2025-Q3 or 2025-06'));
 
-export const averages = defineRoute({
+export const averages = defineRoute(Schemas.AveragesResponse)({
   name: 'Averages',
   method: 'GET',
   cacheable: true,
@@ -44,7 +44,6 @@ export const averages = defineRoute({
     summary: 'Period averages: the figures accountants file',
     description:
       "Per code, over the rate days of the period that carry a value: the mean (exact, rounded half away from zero to 6 places), the number of days, the first and last of them, the rate on the last (the nearest actual rate at the period's end), the lowest and the highest. Give exactly one of `period` or `start_date` and `end_date` (at most 365 days apart). Starter keys reach periods inside their 30-day history window; Professional and above any period from 2018; Free none. A code without a value in the period is left out; a period without any rate day is 404. With `Accept: text/csv` the answer is a CSV file: a header row `code,mean,days,first_date,last_date,end_rate,min,max` and one row per code (with `interval=month`, a leading `month` column and one row per month and code), the mean with 6 decimal places and the rates with the decimals the RBA published. With `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` it is an Excel workbook: an `Averages` sheet (and with `interval=month` a `Months` sheet) with real dates and numbers formatted the same way, and a `Source` sheet naming RBA table F11.1, each code's series id and units, and when the data was read. Counted as one request whatever the format; errors stay JSON.",
-    response: Schemas.AveragesResponse,
     errors: ['plan_restricted', 'not_found'],
     example: {
       request: '/averages?period=2023-01&symbols=USD,EUR',

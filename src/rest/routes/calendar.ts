@@ -15,7 +15,7 @@ const CALENDAR_QUERY = z
   })
   .check(spanOrRange('year', '2026'));
 
-export const calendar = defineRoute({
+export const calendar = defineRoute(Schemas.CalendarResponse)({
   name: 'Calendar',
   method: 'GET',
   cacheable: true,
@@ -56,7 +56,6 @@ export const calendar = defineRoute({
     summary: 'Which days the RBA publishes rates: the publication calendar',
     description:
       "The Reserve Bank of Australia publishes its rates at about 4 pm Sydney time on business days: Monday to Friday, except New South Wales public holidays and the NSW Bank Holiday (the first Monday of August). For a range of dates (a `year`, or `start_date` and `end_date` at most 366 days apart, from 2018 to the end of next year), the answer lists the days with rates (`rate_days`: up to `newest_rate_date` the days whose rates are stored, after it the business days a publication is expected on), the weekdays the RBA is closed with the holiday's name (`closed`), and the weekdays up to the newest rates that have none and are no holiday (`missing`: gaps in the data). When a day has no rate, the ATO's guidance is to use the rate of the nearest day that has one: `/{date}?fallback=nearest` answers with it. No key, never metered, cacheable for an hour.",
-    response: Schemas.CalendarResponse,
     errors: [],
     example: {
       request: '/calendar?start_date=2026-05-11&end_date=2026-06-12',

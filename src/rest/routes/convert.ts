@@ -8,7 +8,7 @@ import * as Schemas from '../openapi/schemas.js';
 import { Param } from '../params.js';
 import { defineRoute } from '../route.js';
 
-export const convert = defineRoute({
+export const convert = defineRoute(Schemas.ConversionResponse)({
   name: 'Convert',
   method: 'GET',
   cacheable: true,
@@ -55,7 +55,6 @@ export const convert = defineRoute({
     summary: 'Convert an amount between two currencies',
     description:
       "With a key: counted against the monthly quota, and `date` may be any day within the plan's history. Without a key (free mode): the newest rates only, `free: true` in the answer, 3 requests an hour per client; a `date` without a key is 401. The rate is units of `to` per unit of `from` (the AUD rate of `to` divided by that of `from`), from the newest day on or before `date` on which both have a rate; `date` in the answer says which day that was.",
-    response: Schemas.ConversionResponse,
     errors: ['plan_restricted'],
     example: {
       request: '/convert?from=USD&to=EUR&amount=100&date=2023-01-03',

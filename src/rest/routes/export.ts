@@ -23,7 +23,7 @@ const EXPORT = graphql(`
 const fileOf = ({ rateExport: e, ratesReadAt }: { rateExport: { startDate: string; endDate: string }; ratesReadAt: string | null }) =>
   seriesFile(e.startDate, e.endDate, ratesReadAt);
 
-export const rateExport = defineRoute({
+export const rateExport = defineRoute(null)({
   name: 'Export',
   method: 'GET',
   cacheable: true,

@@ -4,7 +4,7 @@ import * as Schemas from '../openapi/schemas.js';
 import { defineRoute } from '../route.js';
 import { rawNumbers, DATE_RANGE } from './shared.js';
 
-export const fluctuation = defineRoute({
+export const fluctuation = defineRoute(Schemas.FluctuationResponse)({
   name: 'Fluctuation',
   method: 'GET',
   cacheable: true,
@@ -42,7 +42,6 @@ export const fluctuation = defineRoute({
     summary: 'How each currency moved over a date range',
     description:
       'Per code, over the days of the range on which it has a rate: the rate on the first and last of them, the exact change, the change in percent and the mean (both rounded half away from zero to 6 places), the lowest and highest rate and the number of days. The range rules, plan limits and errors of /timeseries apply; a range without any rate day is 404, a code without a rate in it is left out.',
-    response: Schemas.FluctuationResponse,
     errors: ['plan_restricted', 'not_found'],
     example: {
       request: '/fluctuation?start_date=2023-01-01&end_date=2023-01-31&symbols=USD,EUR',

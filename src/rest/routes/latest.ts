@@ -6,7 +6,7 @@ import { Param } from '../params.js';
 import { defineRoute } from '../route.js';
 import { ratesBody, SYMBOLS_AND_BASE } from './shared.js';
 
-export const latest = defineRoute({
+export const latest = defineRoute(Schemas.RatesResponse)({
   name: 'Latest',
   method: 'GET',
   cacheable: true,
@@ -28,7 +28,6 @@ export const latest = defineRoute({
   doc: {
     summary: 'The newest published rates',
     description: 'The newest day the RBA published; a code it did not publish that day is left out.',
-    response: Schemas.RatesResponse,
     errors: [],
     example: {
       request: '/latest?symbols=USD,EUR,JPY',
@@ -38,7 +37,7 @@ export const latest = defineRoute({
   cacheControl: 'no-store',
 });
 
-export const latestCurrency = defineRoute({
+export const latestCurrency = defineRoute(Schemas.RatesResponse)({
   name: 'LatestCurrency',
   method: 'GET',
   cacheable: true,
@@ -60,7 +59,6 @@ export const latestCurrency = defineRoute({
   doc: {
     summary: 'The newest published rate of one currency',
     description: 'The newest day on which that code has a rate, which may be older than /latest for a code the RBA stopped publishing.',
-    response: Schemas.RatesResponse,
     errors: ['not_found'],
     example: { request: '/latest/USD', response: { success: true, timestamp: 1778457600, base: 'AUD', date: '2026-05-11', rates: { USD: 0.7013 } } },
   },

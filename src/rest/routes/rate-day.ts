@@ -8,7 +8,7 @@ import { ratesBody, SYMBOLS_AND_BASE } from './shared.js';
 
 const DATE_SEGMENT = /^[0-9-]+$/; // D14: digits and dashes are a date attempt; anything else is an unknown path
 
-export const rateDay = defineRoute({
+export const rateDay = defineRoute(Schemas.RatesResponse)({
   name: 'RateDay',
   method: 'GET',
   cacheable: true,
@@ -33,7 +33,6 @@ export const rateDay = defineRoute({
     summary: 'The rates of one date',
     description:
       'Exactly that date: a weekend, a holiday or a day the RBA did not publish is 404, unless `fallback` asks for the nearest rate day before it, after it, or whichever is nearer (`nearest`, the earlier on a tie: the ATO\'s "exchange rate for the next closest day"). With `symbols`, only those codes, and a day on which none of them was published counts as a day without rates. The plan\'s history window applies to the date asked for and to the day used.',
-    response: Schemas.RatesResponse,
     errors: ['plan_restricted', 'not_found'],
     example: {
       request: '/2023-01-03',
@@ -69,7 +68,7 @@ export const rateDay = defineRoute({
   cacheControl: 'no-store',
 });
 
-export const rateDayCurrency = defineRoute({
+export const rateDayCurrency = defineRoute(Schemas.RatesResponse)({
   name: 'RateDayCurrency',
   method: 'GET',
   cacheable: true,
@@ -94,7 +93,6 @@ export const rateDayCurrency = defineRoute({
     summary: 'The rate of one currency on one date',
     description:
       'Exactly that date, and 404 when the RBA published no rate for that code on it, unless `fallback` asks for the nearest rate day of that code before it, after it, or whichever is nearer (`nearest`, the earlier on a tie).',
-    response: Schemas.RatesResponse,
     errors: ['plan_restricted', 'not_found'],
     example: { request: '/2023-01-03/USD', response: { success: true, timestamp: 1672704000, base: 'AUD', date: '2023-01-03', rates: { USD: 0.6828 } } },
   },

@@ -4,7 +4,7 @@ import { graphql } from '../../graphql.js';
 import * as Schemas from '../openapi/schemas.js';
 import { defineRoute } from '../route.js';
 
-export const root = defineRoute({
+export const root = defineRoute(Schemas.RootResponse)({
   name: 'Root',
   method: 'GET',
   cacheable: true,
@@ -22,7 +22,6 @@ export const root = defineRoute({
   }),
   doc: {
     summary: 'Service information and the link to this documentation',
-    response: Schemas.RootResponse,
     errors: [],
     example: {
       request: '/',
@@ -38,7 +37,7 @@ export const root = defineRoute({
   cacheControl: 'no-cache',
 });
 
-export const status = defineRoute({
+export const status = defineRoute(Schemas.StatusResponse)({
   name: 'Status',
   method: 'GET',
   path: '/status',
@@ -58,7 +57,6 @@ export const status = defineRoute({
     summary: 'Whether the data is current',
     description:
       'Never needs a key and is never metered. `stale` is true when the newest stored rates are older than the last publication the RBA should have made (business days, 4 pm Sydney, with an hour of grace). A 503 (`degraded` without servable data) has the same shape as the 200.',
-    response: Schemas.StatusResponse,
     errors: [],
     otherResponses: { 503: Schemas.StatusResponse },
     example: {
@@ -69,7 +67,7 @@ export const status = defineRoute({
   cacheControl: 'no-cache',
 });
 
-export const symbols = defineRoute({
+export const symbols = defineRoute(Schemas.SymbolsResponse)({
   name: 'Symbols',
   method: 'GET',
   cacheable: true,
@@ -88,7 +86,6 @@ export const symbols = defineRoute({
   }),
   doc: {
     summary: 'The supported currency codes',
-    response: Schemas.SymbolsResponse,
     errors: [],
     example: {
       request: '/symbols',

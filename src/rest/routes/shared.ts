@@ -1,7 +1,7 @@
 // What several rate endpoints share: the body of a day's rates, exact numbers, and the query of a date range.
 import { z } from 'zod';
 import type { RateValues } from '../../db/rates.js';
-import { RawJson, ratesJson, type Json } from '../../json.js';
+import { RawJson, ratesJson } from '../../json.js';
 import { Param } from '../params.js';
 
 /** The day of /latest and /{date}, whichever field of the schema answered it. */
@@ -12,18 +12,18 @@ interface DayData {
 }
 
 /** The body of /latest and /{date}; with `fallback` (D38), `requested_date` echoes the date asked for. */
-export const ratesBody = (day: DayData, requestedDate?: string): Json => ({
-  success: true,
+export const ratesBody = (day: DayData, requestedDate?: string) => ({
+  success: true as const,
   timestamp: day.timestamp,
-  base: 'AUD',
+  base: 'AUD' as const,
   date: day.date,
   requested_date: requestedDate,
   rates: ratesJson(day.rates),
 });
 
 /** Exact decimal strings written as JSON numbers. */
-export const rawNumbers = (decimals: Record<string, string>): Record<string, RawJson> =>
-  Object.fromEntries(Object.entries(decimals).map(([name, value]) => [name, new RawJson(value)]));
+export const rawNumbers = (decimals: Record<string, string>): Record<string, RawJson<number>> =>
+  Object.fromEntries(Object.entries(decimals).map(([name, value]) => [name, new RawJson<number>(value)]));
 
 /** `symbols` and `base` of /latest, /timeseries and /fluctuation. */
 export const SYMBOLS_AND_BASE = {

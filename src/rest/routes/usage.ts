@@ -30,7 +30,7 @@ const USAGE = graphql(`
  * this route among it, once the table is complete).
  */
 export const usage = (endpoints: () => CountedEndpoints): Route =>
-  defineRoute({
+  defineRoute(Schemas.UsageResponse)({
     name: 'Usage',
     method: 'GET',
     path: '/usage',
@@ -66,7 +66,6 @@ export const usage = (endpoints: () => CountedEndpoints): Route =>
       summary: "Where the key's account stands this period",
       description:
         "The plan, the quota period (`period_end` is when the count resets: null on Free, whose allowance never does), the quota's `limit`, what is `used` and what is `remaining`: the numbers the `X-RateLimit-*` headers of a request answered just before carry (with a capped key, `remaining` is what is left of the cap when that is less). `key` is the key asking: its prefix, its monthly cap (null without one) and its use this period. `endpoints` counts this period's counted requests of each endpoint, all the account's keys together (`mcp` for the MCP tools); these come from the usage records, written every few seconds, so the last seconds' requests may not be in them yet. Never counted, answered even when the quota is spent, and allowed to every key whatever endpoints it is restricted to.",
-      response: Schemas.UsageResponse,
       errors: [],
       example: {
         request: '/usage',

@@ -5,7 +5,7 @@
 import type { Executor } from '../../schema/executor.js';
 import { ANONYMOUS, type ApiKeyViewer, type Context, type Viewer } from '../../schema/context.js';
 import type { Step } from '../exchange.js';
-import { stringify } from '../../json.js';
+import { stringify, type Json } from '../../json.js';
 import { readJsonBody } from '../body.js';
 import { decodeQuery, readPathParams, readQuery } from '../params.js';
 import { negotiate } from '../representations.js';
@@ -68,6 +68,7 @@ export function runOperation(run: RouteRunner): Step {
       return;
     }
     const { body, status = 200 } = route.respond!(data, request);
-    exchange.answer = { status, body: stringify(body), headers };
+    // `defineRoute` checked the body against the route's response schema, which is JSON.
+    exchange.answer = { status, body: stringify(body as Json), headers };
   };
 }
