@@ -45,7 +45,7 @@ describe('initialize and tools/list', () => {
     expect(Object.keys(convert.inputSchema.properties!)).toEqual(['from', 'to', 'amount', 'date']);
     // the twin's parameters, as an agent writes them: a list of codes as an array (or the twin's comma-separated text)
     expect(tools.find((tool) => tool.name === 'get_latest_rates')!.inputSchema.properties!.symbols).toMatchObject({ type: ['array', 'string'] });
-    expect(Object.keys(tools.find((tool) => tool.name === 'get_rates_for_date')!.inputSchema.properties!)).toEqual(['date', 'fallback']);
+    expect(Object.keys(tools.find((tool) => tool.name === 'get_rates_for_date')!.inputSchema.properties!)).toEqual(['date', 'symbols', 'base', 'fallback']);
     expect(await used()).toBe(before);
   });
 });
