@@ -68,7 +68,8 @@ function digitsAt(text: string, from: number, to: number): number {
 
 const isLeapYear = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 
-function daysInMonth(year: number, month: number): number {
+/** The number of days of month `month` (1–12) of `year`. */
+export function daysInMonth(year: number, month: number): number {
   if (month === 2) return isLeapYear(year) ? 29 : 28;
   return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }

@@ -34,6 +34,9 @@ export function isPublishedCode(value: string): value is PublishedCode {
   return PUBLISHED_SET.has(value);
 }
 
+/** A code as a client may write it (' usd'): codes are read in any case, blanks around them ignored. */
+export const codeOf = (text: string): string => text.trim().toUpperCase();
+
 export const CURRENCY_CODES = ['AUD', ...PUBLISHED_CODES] as const;
 export type CurrencyCode = (typeof CURRENCY_CODES)[number];
 /** The codes quoted against AUD, in the order every rates object is served in (/latest's). */

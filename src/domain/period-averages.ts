@@ -8,7 +8,7 @@
 // per history, as scaled integers with running sums: the sum over any range is one subtraction of
 // two exact BigInts, the mean one exact integer division, and only the lowest and highest need a
 // walk over the range, on plain numbers.
-import { addDays } from './calendar.js';
+import { daysInMonth } from './calendar.js';
 import { rateIn, type RateHistory } from './rate-history.js';
 
 export interface DateRange {
@@ -52,9 +52,12 @@ const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
-/** The last day of month `month` (1–12) of `year`, as 'YYYY-MM-DD'. */
+/**
+ * The last day of month `month` (1–12) of `year`, as 'YYYY-MM-DD'. Worked out within the month, so
+ * that December 9999, the last month a 'YYYY' name can give, needs no day of the year 10000.
+ */
 function lastDayOf(year: string, month: number): string {
-  return addDays(month === 12 ? `${Number(year) + 1}-01-01` : `${year}-${pad(month + 1)}-01`, -1);
+  return `${year}-${pad(month)}-${pad(daysInMonth(Number(year), month))}`;
 }
 
 const months = (year: string, first: number, last: number): DateRange => ({ start: `${year}-${pad(first)}-01`, end: lastDayOf(year, last) });
@@ -68,8 +71,11 @@ export function namedPeriod(text: string): NamedPeriod | null {
   const name = text.trim().toUpperCase();
   let match: RegExpExecArray | null;
   let range: DateRange | null = null;
+  // there is no year 0 (1 BC is followed by AD 1): a period of year 0000, or a financial year
+  // that would start in it, is no period at all
+  if (/^(FY)?0000/.test(name)) return null;
   if ((match = YEAR.exec(name))) range = months(match[1]!, 1, 12);
-  else if ((match = FINANCIAL_YEAR.exec(name)) && match[1] !== '0000') {
+  else if ((match = FINANCIAL_YEAR.exec(name))) {
     const year = match[1]!;
     range = { start: `${String(Number(year) - 1).padStart(4, '0')}-07-01`, end: `${year}-06-30` };
   } else if ((match = HALF.exec(name))) range = match[2] === '1' ? months(match[1]!, 1, 6) : months(match[1]!, 7, 12);
@@ -88,7 +94,9 @@ export function monthsOf({ start, end }: DateRange): (DateRange & { month: strin
     const month = from.slice(0, 7);
     const last = lastDayOf(month.slice(0, 4), Number(month.slice(5, 7)));
     result.push({ month, start: from, end: last < end ? last : end });
-    from = addDays(last, 1);
+    if (last >= end) break;
+    const next = Number(month.slice(5, 7)) + 1;
+    from = next > 12 ? `${String(Number(month.slice(0, 4)) + 1).padStart(4, '0')}-01-01` : `${month.slice(0, 4)}-${pad(next)}-01`;
   }
   return result;
 }

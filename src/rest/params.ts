@@ -4,7 +4,7 @@
 // have data, TWI in conversions, plan windows) are the schema's.
 import { z, type ZodObject, type ZodType } from 'zod';
 import { isValidIsoDate } from '../domain/calendar.js';
-import { isCurrencyCode, type CurrencyCode } from '../domain/currencies.js';
+import { codeOf, isCurrencyCode, type CurrencyCode } from '../domain/currencies.js';
 import { isPlainDecimal } from '../domain/decimal.js';
 import { namedPeriod } from '../domain/period-averages.js';
 import { decodeUtf8, NOT_UTF8, textFault } from '../domain/text.js';
@@ -149,7 +149,6 @@ const textOf = (input: unknown) => clip(String(input));
 const text = () => z.string({ error: (issue) => (issue.input === undefined ? `Missing required parameter '${placeOf(issue)}'` : undefined) });
 
 const THREE_LETTERS = /^[A-Z]{3}$/;
-const codeOf = (text: string) => text.trim().toUpperCase();
 const invalidCode = (text: string, where: string) => `Invalid currency code '${clip(text)}' in ${where}: a 3-letter code is required`;
 const unsupportedCode = (code: string, where: string) => `Unsupported currency '${code}' in ${where}; see /symbols for the supported codes`;
 

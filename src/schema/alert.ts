@@ -20,7 +20,7 @@ import { ALERT_CHANNELS, ALERT_CONDITIONS, type AlertChannel, type AlertConditio
 import { insertAttempts } from '../db/webhooks.js';
 import { alertValueFault } from '../domain/alerts.js';
 import { addDays } from '../domain/calendar.js';
-import { isPublishedCode } from '../domain/currencies.js';
+import { codeOf, isPublishedCode } from '../domain/currencies.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../errors.js';
 import { alertMail, type AlertMailFiring } from '../mail/alert-mail.js';
@@ -168,9 +168,11 @@ function checkFields(input: {
   channels: readonly string[];
   description?: string | null | undefined;
 }): AlertFields {
-  const { currency, condition, value, channels } = input;
+  const { condition, value, channels } = input;
+  const currency = codeOf(input.currency);
   if (currency === 'AUD') throw new BadRequestError('currency: AUD is the base currency and has no rate of its own to watch');
-  if (!isPublishedCode(currency)) throw new BadRequestError(`currency: '${currency.slice(0, 20)}' is not a supported code; see /symbols for the 20 codes`);
+  if (!isPublishedCode(currency))
+    throw new BadRequestError(`currency: '${input.currency.slice(0, 20)}' is not a supported code; see /symbols for the 20 codes`);
   if (!(ALERT_CONDITIONS as readonly string[]).includes(condition)) {
     throw new BadRequestError(`condition must be one of ${ALERT_CONDITIONS.join(', ')}`);
   }

@@ -1,11 +1,11 @@
 // Signing in to the dashboard (D31): e-mailed single-use links, then a session per browser. Only
 // hashes of both tokens are stored; the tokens themselves exist in the e-mail and in the cookie.
 import { createHash, randomBytes } from 'node:crypto';
-import { z } from 'zod';
 import { findAccountByEmail, insertAccount } from '../db/accounts.js';
 import { consumeSignInLink, deleteSession, findSession, insertSession, insertSignInLink, recentLinks, touchSession } from '../db/sign-in.js';
 import type { Account } from '../db/database.js';
 import { secondsUntil } from '../domain/calendar.js';
+import { emailAddressFault, emailAddressOf } from '../domain/email-address.js';
 import { signInMail } from '../mail/sign-in-mail.js';
 import { BadRequestError, InvalidSignInLinkError } from '../errors.js';
 import { RateLimitedError } from '../http/http-errors.js';
@@ -23,8 +23,6 @@ export const SESSION_IDLE_MS = 7 * 24 * HOUR_MS;
 export const SESSION_ABSOLUTE_MS = 30 * 24 * HOUR_MS;
 /** a session's last use is written at most this often, not on every page */
 const TOUCH_INTERVAL_MS = 60_000;
-/** RFC 5321's limit on a forward path */
-const MAX_EMAIL_LENGTH = 254;
 /** 32 random bytes in base64url */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -97,12 +95,9 @@ builder.mutationFields((t) => ({
       client: t.arg({ type: 'Text', required: true, description: "the requesting client's address, for the per-client limit" }),
     },
     resolve: async (_root, args, ctx) => {
-      const email = args.email.trim().toLowerCase();
-      if (email === '') throw new BadRequestError('Enter your e-mail address');
-      if (email.length > MAX_EMAIL_LENGTH) throw new BadRequestError(`An e-mail address has at most ${MAX_EMAIL_LENGTH} characters`);
-      // Mail to internationalised addresses needs SMTPUTF8 all the way: not offered.
-      if (/[^\x21-\x7e]/.test(email)) throw new BadRequestError('Enter an e-mail address in plain ASCII letters, digits and symbols, without spaces');
-      if (!z.email().safeParse(email).success) throw new BadRequestError('Enter an e-mail address such as name@example.com');
+      const fault = emailAddressFault(args.email);
+      if (fault !== null) throw new BadRequestError(fault);
+      const email = emailAddressOf(args.email);
       const { db, clock } = ctx.services;
       const now = clock();
       const since = new Date(now.getTime() - HOUR_MS);

@@ -69,6 +69,18 @@ describe('creating an alert: every field', () => {
     expect(res.body.alert.value).toBe(value);
   });
 
+  it.each([
+    ['usd', 'USD'],
+    [' eur ', 'EUR'],
+    ['jPy', 'JPY'],
+  ])('reads the currency %j in any case, blanks around it ignored, as %s', async (currency, code) => {
+    const res = await post(key, { ...VALID, currency });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.alert.currency).toBe(code);
+    const listed = await t.json(PATH, { key });
+    expect(listed.body.alerts.find((alert: { id: string }) => alert.id === res.body.alert.id).currency).toBe(code);
+  });
+
   it('accepts a description of 200 characters, and none', async () => {
     expect((await post(key, { ...VALID, description: 'é'.repeat(200) })).status).toBe(200);
     expect((await post(key, { ...VALID, description: null })).body.alert.description).toBeNull();
@@ -78,7 +90,9 @@ describe('creating an alert: every field', () => {
     [{ currency: undefined }, /Missing required field 'currency'/],
     [{ currency: 7 }, /Field 'currency' must be a string/],
     [{ currency: 'AUD' }, /currency: AUD is the base currency/],
-    [{ currency: 'usd' }, /currency: 'usd' is not a supported code/],
+    [{ currency: 'aud' }, /currency: AUD is the base currency/],
+    [{ currency: 'xyz' }, /currency: 'xyz' is not a supported code/],
+    [{ currency: 'u sd' }, /currency: 'u sd' is not a supported code/],
     [{ currency: 'XYZ' }, /currency: 'XYZ' is not a supported code/],
     [{ currency: '' }, /currency: '' is not a supported code/],
     [{ condition: undefined }, /Missing required field 'condition'/],

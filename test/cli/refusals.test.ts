@@ -67,6 +67,16 @@ describe.concurrent('refused operator commands', () => {
     expect(error).toContain("Unknown option '--mail'");
   });
 
+  // the dashboard's sign-in refuses these: an account made for one could never sign in
+  it.each(["o'brien&co@t4.test", 'x+%3cb%3e@t4.test', 'jürgen@t4.test', 'no-domain@t4', 'two@@t4.test'])(
+    'an e-mail address the sign-in form refuses: %s',
+    { timeout: 60_000 },
+    async (email) => {
+      const error = await refusal(['account', 'create', '--email', email, '--plan', 'free']);
+      expect(error).toMatch(/Enter an e-mail address (such as name@example\.com|in plain ASCII)/);
+    },
+  );
+
   it('a missing --email', { timeout: 60_000 }, async () => {
     const error = await refusal(['account', 'create', '--plan', 'free']);
     expect(error).toBe('--email is required');
@@ -77,6 +87,8 @@ describe('after the refusals', () => {
   it('left the store as it was', async () => {
     expect(await accountExists('taken@example.test')).toBe(true);
     expect(await accountExists('nobody@example.test')).toBe(false);
+    const listed = await service.operator(graphql('query { accounts(first: 100) { edges { node { email } } } }'));
+    expect(listed.accounts.edges.map((edge) => edge.node.email)).toEqual(['taken@example.test']);
     if (store.kind === 'postgres') expect(await store.counts()).toMatchObject({ accounts: 1, api_keys: 1 });
   });
 });

@@ -70,6 +70,13 @@ describe('the Alerts page', () => {
     expect(text).toContain('Alerts (1 of 20)');
   });
 
+  it('reads the currency in any case, as the API does', async () => {
+    const { browser, csrf } = await signedIn('starter');
+    const created = await browser.post('/dashboard/alerts', { csrf, currency: 'usd', condition: 'above', value: '0.7', channels: 'email' });
+    expect(created.status).toBe(303);
+    expect(pageText(await (await browser.get('/dashboard/alerts')).text())).toContain('USD rises to 0.7 or above');
+  });
+
   it('refuses a forged form and a form from another site', async () => {
     const { browser, csrf } = await signedIn('starter');
     expect((await browser.post('/dashboard/alerts', { csrf: 'forged', currency: 'USD', condition: 'above', value: '1', channels: 'email' })).status).toBe(403);

@@ -186,3 +186,23 @@ it('refuses every form posted from another site, even with the right CSRF token,
   }
   expect(await stateOf(email)).toEqual(before);
 });
+
+it('answers Reports for a period past the data with 404 and for a year 0000 with 400, the page and the downloads', async () => {
+  const { browser } = await professional('reports-far@example.com');
+  // the last periods a name can give end on 9999-12-31, the day after which cannot be written
+  for (const period of ['9999', '9999-12', '9999-Q4', '9999-H2']) {
+    const page = await browser.get(`/dashboard/reports?period=${period}`);
+    expect(page.status, period).toBe(404);
+    expect(await page.text()).toMatch(/No data available between 9999-/);
+    for (const download of ['csv', 'xlsx']) {
+      const refused = await browser.get(`/dashboard/reports/${download}?period=${period}&interval=month`);
+      await expectRefusalPage(refused, `${download} ${period}`);
+      expect(refused.status).toBe(404);
+    }
+  }
+  for (const period of ['0000', '0000-Q1', 'FY0000']) {
+    const refused = await browser.get(`/dashboard/reports?period=${period}`);
+    await expectRefusalPage(refused, period);
+    expect(refused.status).toBe(400);
+  }
+});

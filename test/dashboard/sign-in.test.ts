@@ -118,6 +118,14 @@ describe('the whole flow', () => {
     expect(await accounts()).toEqual([{ email: 'user+tag@example.com', plan: 'free' }]);
   });
 
+  it('signs in to an account the operator made, under the one rule both read an address by', async () => {
+    const made = await t.operator(graphql('mutation($e: EmailAddress!) { createAccount(email: $e, plan: starter) { email } }'), { e: " O'Brien+AU@T4.test " });
+    expect(made.errors).toBeUndefined();
+    const browser = new Browser(t);
+    await browser.signIn(t, "o'brien+au@t4.test");
+    expect(await accounts()).toEqual([{ email: "o'brien+au@t4.test", plan: 'starter' }]);
+  });
+
   it('replaces the session the browser had on a new sign-in (no fixation)', async () => {
     const browser = new Browser(t);
     await browser.signIn(t, 'a@example.com');
@@ -184,6 +192,9 @@ describe('links', () => {
       [`${'a'.repeat(10 * 1024)}@example.com`, 'at most 254 characters'],
       ['jürgen@example.com', 'plain ASCII'],
       ['<script>alert(1)</script>@x.com', 'such as'],
+      // nor can the operator's command line make an account for these (test/cli/refusals.test.ts)
+      ["o'brien&co@t4.test", 'such as'],
+      ['x+%3cb%3e@t4.test', 'such as'],
     ];
     for (const [email, message] of cases) {
       const response = await browser.post('/dashboard/sign-in-link', { email });

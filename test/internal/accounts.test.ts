@@ -67,3 +67,21 @@ describe('accounts', () => {
     expect(forged.errors?.[0]).toMatchObject({ message: 'after is not a cursor this service gave out', extensions: { code: 'bad_request' } });
   });
 });
+
+describe('createAccount: the sign-in form’s rule for an e-mail address', () => {
+  it.each(["o'brien&co@t4.test", 'x+%3cb%3e@t4.test', 'jürgen@t4.test', 'a b@t4.test', 'no-domain@t4', '', `${'a'.repeat(250)}@t4.test`])(
+    'refuses %j, making no account',
+    async (email) => {
+      const refused = await t.operator(CREATE_ACCOUNT, { e: email, p: 'free' });
+      expect(refused.errors?.[0]?.message).toMatch(/Enter (your e-mail address|an e-mail address)|at most 254 characters/);
+      const listed = await t.operator(ACCOUNTS, { first: 500 });
+      expect(listed.data!.accounts.edges.map((edge) => edge.node.email)).not.toContain(email.trim().toLowerCase());
+    },
+  );
+
+  it('takes an address as sign-in does: without case, blanks around it dropped, an apostrophe allowed', async () => {
+    const made = await t.operator(graphql('mutation($e: EmailAddress!) { createAccount(email: $e, plan: free) { email } }'), { e: " O'Brien@T4.test " });
+    expect(made.errors).toBeUndefined();
+    expect(made.data!.createAccount.email).toBe("o'brien@t4.test");
+  });
+});

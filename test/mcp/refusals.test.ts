@@ -265,6 +265,10 @@ describe("the twin's refusals are tool results with isError and its envelope", (
       404,
       'not_found',
     );
+    // periods past the data up to the last a name can give, whose end is 9999-12-31
+    for (const period of ['9999', '9999-12', '9999-Q4', '9999-H2']) {
+      await refusedAlike(key, email, 'get_period_averages', { period }, `/averages?period=${period}`, 404, 'not_found');
+    }
   });
 });
 
@@ -283,6 +287,7 @@ describe('bad arguments of every tool: 400 bad_request as a tool error, nothing 
     ['get_timeseries', { start_date: '2026-05-10', end_date: '2026-05-01' }, '/timeseries?start_date=2026-05-10&end_date=2026-05-01'],
     ['get_fluctuation', { start_date: '2026-5-1', end_date: '2026-05-11' }, '/fluctuation?start_date=2026-5-1&end_date=2026-05-11'],
     ['get_period_averages', { period: 'FY24' }, '/averages?period=FY24'],
+    ['get_period_averages', { period: '0000' }, '/averages?period=0000'],
     [
       'get_period_averages',
       { period: '2026', start_date: '2026-01-01', end_date: '2026-01-31' },

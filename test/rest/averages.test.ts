@@ -302,6 +302,10 @@ describe('GET /averages: every refusal, none of which counts', () => {
     ['2024-H3', 'period=2024-H3', /Invalid period/],
     ['2024-00', 'period=2024-00', /Invalid period/],
     ['FY0000', 'period=FY0000', /Invalid period/],
+    // there is no year 0: not a period outside the data but no period at all
+    ['0000', 'period=0000', /Invalid period '0000'/],
+    ['0000-Q1', 'period=0000-Q1', /Invalid period/],
+    ['0000-01', 'period=0000-01', /Invalid period/],
     ['an empty period', 'period=', /Invalid period/],
     ['a date as period', 'period=2024-01-05', /Invalid period/],
     ['a range over 365 days', 'start_date=2023-07-01&end_date=2024-07-01', /at most 365 days; 2023-07-01 to 2024-07-01 spans 366/],
@@ -323,6 +327,15 @@ describe('GET /averages: every refusal, none of which counts', () => {
     ['a period without any rate day', 'period=2019-Q1'],
     ['a future period', 'period=2025'],
     ['a weekend', 'start_date=2024-01-06&end_date=2024-01-07'],
+    // the last periods a name can give: their end is 9999-12-31, the day after which cannot be written
+    ['the year 9999', 'period=9999'],
+    ['December 9999', 'period=9999-12'],
+    ['9999-Q4', 'period=9999-Q4'],
+    ['9999-H2', 'period=9999-H2'],
+    ['FY9999', 'period=FY9999'],
+    ['the year 9999 by month', 'period=9999&interval=month'],
+    ['the last days of 9999', 'start_date=9999-12-01&end_date=9999-12-31&interval=month'],
+    ['the year 0001', 'period=0001'],
   ])('404 not_found: %s', async (_what, query) => {
     const before = (await stored(t, email)).used;
     expectError(await t.json(`/averages?${query}`, { key }), 404, 'not_found', /No data available between/);
