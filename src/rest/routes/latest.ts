@@ -30,10 +30,7 @@ export const latest = defineRoute({
     description: 'The newest day the RBA published; a code it did not publish that day is left out.',
     response: Schemas.RatesResponse,
     errors: [],
-    example: {
-      request: '/latest?symbols=USD,EUR,JPY',
-      response: { success: true, timestamp: 1778457600, base: 'AUD', date: '2026-05-11', rates: { USD: 0.7013, EUR: 0.5964, JPY: 109.02 } },
-    },
+    example: { request: '/latest?symbols=USD,EUR,JPY' },
   },
   cacheControl: 'no-store',
 });
@@ -62,7 +59,7 @@ export const latestCurrency = defineRoute({
     description: 'The newest day on which that code has a rate, which may be older than /latest for a code the RBA stopped publishing.',
     response: Schemas.RatesResponse,
     errors: ['not_found'],
-    example: { request: '/latest/USD', response: { success: true, timestamp: 1778457600, base: 'AUD', date: '2026-05-11', rates: { USD: 0.7013 } } },
+    example: { request: '/latest/USD' },
   },
   cacheControl: 'no-store',
 });
