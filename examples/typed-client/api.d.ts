@@ -27,7 +27,7 @@ export interface paths {
         };
         /**
          * Whether the data is current
-         * @description Never needs a key and is never metered. `stale` is true when the newest stored rates are older than the last publication the RBA should have made (business days, 4 pm Sydney, with an hour of grace). A 503 (`degraded` without servable data) has the same shape as the 200.
+         * @description Never needs a key and is never metered. `stale` is true when the newest stored rates are older than the last publication the RBA should have made (business days, 4 pm Sydney, with two hours of grace). A 503 (`degraded` without servable data) has the same shape as the 200.
          */
         get: operations["Status"];
         put?: never;
@@ -1135,7 +1135,7 @@ export interface components {
         "X-Request-Id": string;
         /** @description The version of the answer: send it back in If-None-Match to get a 304 when it has not changed */
         ETag: string;
-        /** @description `no-store` on keyed answers, `no-cache` on / and /status, `public, max-age=86400` on /symbols */
+        /** @description `no-store` on keyed answers, `no-cache` on / and /status, `public, max-age=86400` on /symbols, `public, max-age=3600` on /calendar */
         "Cache-Control": string;
         /** @description The plan's monthly quota (Free: its one-time allowance of 300) */
         "X-RateLimit-Limit-Monthly": number;

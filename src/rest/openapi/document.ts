@@ -69,7 +69,7 @@ const header = (description: string, schema: Json = { type: 'string' }) => ({ de
 const HEADERS = {
   'X-Request-Id': header('A unique id for the request, on every response; quote it when asking for help'),
   ETag: header('The version of the answer: send it back in If-None-Match to get a 304 when it has not changed'),
-  'Cache-Control': header('`no-store` on keyed answers, `no-cache` on / and /status, `public, max-age=86400` on /symbols'),
+  'Cache-Control': header('`no-store` on keyed answers, `no-cache` on / and /status, `public, max-age=86400` on /symbols, `public, max-age=3600` on /calendar'),
   'X-RateLimit-Limit-Monthly': header("The plan's monthly quota (Free: its one-time allowance of 300)", { type: 'integer' }),
   'X-RateLimit-Remaining-Monthly': header('Requests left in this billing period', { type: 'integer' }),
   'X-RateLimit-Reset': header(

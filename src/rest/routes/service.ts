@@ -57,7 +57,7 @@ export const status = defineRoute({
   doc: {
     summary: 'Whether the data is current',
     description:
-      'Never needs a key and is never metered. `stale` is true when the newest stored rates are older than the last publication the RBA should have made (business days, 4 pm Sydney, with an hour of grace). A 503 (`degraded` without servable data) has the same shape as the 200.',
+      'Never needs a key and is never metered. `stale` is true when the newest stored rates are older than the last publication the RBA should have made (business days, 4 pm Sydney, with two hours of grace). A 503 (`degraded` without servable data) has the same shape as the 200.',
     response: Schemas.StatusResponse,
     errors: [],
     otherResponses: { 503: Schemas.StatusResponse },
