@@ -135,7 +135,7 @@ export const FluctuationResponse = z
   .meta({ id: 'FluctuationResponse', description: 'The field names of fixer.io’s /fluctuation, plus min, max, mean and days' });
 
 const Message = z.string().meta({ description: 'What happened, in a sentence for people' });
-const HttpStatus = z.number().int().min(0).max(599);
+const HttpStatus = z.number().int().min(0).max(999); // three digits, as HTTP writes a status
 
 const Subscription = z.strictObject({
   id: z.string().meta({ description: "The subscription's id: 32 lower-case hex characters" }),
