@@ -102,9 +102,9 @@ export interface RouteDoc {
  * A request and the service's answer to it. The answers of a route that leaves them out here are
  * recorded from the RBA's real data (seed/) in src/rest/openapi/examples.json by
  * test/rest/openapi-examples.test.ts, which also checks every answer against the live service
- * (`npx vitest run -u test/rest/openapi-examples.test.ts` records them again). The document shows
- * the answer as the 200's example, and the request's path segments, query parameters and body as
- * the parameters' and the body's examples, so that the docs page sends what the example answers.
+ * (`npm run docs:examples` records them again). The document shows the answer as the 200's
+ * example, and the request's path segments, query parameters and body as the parameters' and the
+ * body's examples, so that the docs page sends what the example answers.
  */
 export interface RouteExample {
   /** the path and query string, as sent */
