@@ -48,12 +48,15 @@ it('answers the REST API', async () => {
   expect((symbols.body as { count: number }).count).toBe(21);
 });
 
-it('serves the OpenAPI document with the guide read from beside its source and the version from package.json', async () => {
+it('serves the OpenAPI document with the guide and the recorded examples read from beside their source and the version from package.json', async () => {
   const guide = readFileSync('src/rest/openapi/guide.md', 'utf8');
+  const recorded = JSON.parse(readFileSync('src/rest/openapi/examples.json', 'utf8')) as Record<string, { response?: unknown }>;
   const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
   const answer = await service.get('/openapi.json');
   expect(answer.status).toBe(200);
-  expect((answer.body as { info: { description: string; version: string } }).info).toEqual(expect.objectContaining({ description: guide, version }));
+  const document = answer.body as { info: { description: string; version: string }; paths: Record<string, any> };
+  expect(document.info).toEqual(expect.objectContaining({ description: guide, version }));
+  expect(document.paths['/latest'].get.responses[200].content['application/json'].example).toEqual(recorded.Latest!.response);
 });
 
 it("serves the dashboard's stylesheet read from beside its source", async () => {

@@ -27,7 +27,7 @@ export interface paths {
         };
         /**
          * Whether the data is current
-         * @description Never needs a key and is never metered. `stale` is true when the newest stored rates are older than the last publication the RBA should have made (business days, 4 pm Sydney, with an hour of grace). A 503 (`degraded` without servable data) has the same shape as the 200.
+         * @description Never needs a key and is never metered. `stale` is true when the newest stored rates are older than the last publication the RBA should have made (business days, 4 pm Sydney, with two hours of grace). A 503 (`degraded` without servable data) has the same shape as the 200.
          */
         get: operations["Status"];
         put?: never;
@@ -47,6 +47,26 @@ export interface paths {
         };
         /** The supported currency codes */
         get: operations["Symbols"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which days the RBA publishes rates: the publication calendar
+         * @description The Reserve Bank of Australia publishes its rates at about 4 pm Sydney time on business days: Monday to Friday, except New South Wales public holidays and the NSW Bank Holiday (the first Monday of August). For a range of dates (a `year`, or `start_date` and `end_date` at most 366 days apart, from 2018 to the end of next year), the answer lists the days with rates (`rate_days`: up to `newest_rate_date` the days whose rates are stored, after it the business days a publication is expected on), the weekdays the RBA is closed with the holiday's name (`closed`), and the weekdays up to the newest rates that have none and are no holiday (`missing`: gaps in the data). When a day has no rate, the ATO's guidance is to use the rate of the nearest day that has one: `/{date}?fallback=nearest` answers with it. No key, never metered, cacheable for an hour.
+         */
+        get: operations["Calendar"];
         put?: never;
         post?: never;
         delete?: never;
@@ -124,9 +144,29 @@ export interface paths {
         };
         /**
          * The rates of every day with data in a date range
-         * @description Only days with data appear: weekends and holidays are left out, and a range without any rate day is 404. The range may be at most the plan's time-series range (Starter 7 days, Professional 90, Business and Enterprise 365) and must lie within its history. With `Accept: text/csv` the answer is a CSV file (`text/csv; charset=utf-8`, LF line ends, no BOM): a header row `date,USD,EUR,…` in the order of `symbols` (every code in /latest's order otherwise), one row per rate day, ascending, with the digits of the JSON and an empty cell where a code was not published; errors stay JSON.
+         * @description Only days with data appear: weekends and holidays are left out, and a range without any rate day is 404. The range may be at most the plan's time-series range (Starter 7 days, Professional 90, Business and Enterprise 365) and must lie within its history. With `Accept: text/csv` the answer is a CSV file (`text/csv; charset=utf-8`, LF line ends, no BOM): a header row `date,USD,EUR,…` in the order of `symbols` (every code in /latest's order otherwise), one row per rate day, ascending, each value with the decimals the RBA published (`0.6400`, `88.48`, `10635`) and an empty cell where a code was not published. With `Accept: application/x-ndjson` it is one JSON object a line, `{"date", "rates"}`, in date order, written as it is produced. With `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` it is an Excel workbook: a `Rates` sheet of the CSV's rows with real dates and each value formatted with its published decimals, and a `Source` sheet naming RBA table F11.1, each code's series id and units, and when the data was read. Counted as one request whatever the format; errors stay JSON.
          */
         get: operations["TimeSeries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The whole history, or any range of it, as a file
+         * @description Business and Enterprise. Every stored rate day from 2018 on, or those of `start_date` to `end_date` (either may be left out; no range limit), with `symbols` as elsewhere, in one answer written as it is produced, whatever its length. A CSV file by default (`text/csv; charset=utf-8`, the layout of /timeseries' CSV: a header row `date,USD,EUR,…`, a row per rate day, each value with the decimals the RBA published); with `Accept: application/x-ndjson`, one JSON object a line, `{"date", "rates"}`, in date order; with `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`, an Excel workbook with a `Rates` sheet and a `Source` sheet. An Accept that allows none of the three is 406 `not_acceptable`. One request against the quota; errors are JSON.
+         */
+        get: operations["Export"];
         put?: never;
         post?: never;
         delete?: never;
@@ -164,7 +204,7 @@ export interface paths {
         };
         /**
          * The rates of one date
-         * @description Exactly that date: a weekend, a holiday or a day the RBA did not publish is 404, unless `fallback` asks for the nearest rate day before or after it. The plan's history window applies to the date asked for and to the day used.
+         * @description Exactly that date: a weekend, a holiday or a day the RBA did not publish is 404, unless `fallback` asks for the nearest rate day before it, after it, or whichever is nearer (`nearest`, the earlier on a tie: the ATO's "exchange rate for the next closest day"). With `symbols`, only those codes, and a day on which none of them was published counts as a day without rates. The plan's history window applies to the date asked for and to the day used.
          */
         get: operations["RateDay"];
         put?: never;
@@ -184,7 +224,7 @@ export interface paths {
         };
         /**
          * The rate of one currency on one date
-         * @description Exactly that date, and 404 when the RBA published no rate for that code on it, unless `fallback` asks for the nearest rate day of that code before or after it.
+         * @description Exactly that date, and 404 when the RBA published no rate for that code on it, unless `fallback` asks for the nearest rate day of that code before it, after it, or whichever is nearer (`nearest`, the earlier on a tie).
          */
         get: operations["RateDayCurrency"];
         put?: never;
@@ -365,9 +405,29 @@ export interface paths {
         };
         /**
          * Period averages: the figures accountants file
-         * @description Per code, over the rate days of the period that carry a value: the mean (exact, rounded half away from zero to 6 places), the number of days, the first and last of them, the rate on the last (the nearest actual rate at the period's end), the lowest and the highest. Give exactly one of `period` or `start_date` and `end_date` (at most 365 days apart). Starter keys reach periods inside their 30-day history window; Professional and above any period from 2018; Free none. A code without a value in the period is left out; a period without any rate day is 404. With `Accept: text/csv` the answer is a CSV file: a header row `code,mean,days,first_date,last_date,end_rate,min,max` and one row per code (with `interval=month`, a leading `month` column and one row per month and code); errors stay JSON.
+         * @description Per code, over the rate days of the period that carry a value: the mean (exact, rounded half away from zero to 6 places), the number of days, the first and last of them, the rate on the last (the nearest actual rate at the period's end), the lowest and the highest. Give exactly one of `period` or `start_date` and `end_date` (at most 365 days apart). Starter keys reach periods inside their 30-day history window; Professional and above any period from 2018; Free none. A code without a value in the period is left out; a period without any rate day is 404. With `Accept: text/csv` the answer is a CSV file: a header row `code,mean,days,first_date,last_date,end_rate,min,max` and one row per code (with `interval=month`, a leading `month` column and one row per month and code), the mean with 6 decimal places and the rates with the decimals the RBA published. With `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` it is an Excel workbook: an `Averages` sheet (and with `interval=month` a `Months` sheet) with real dates and numbers formatted the same way, and a `Source` sheet naming RBA table F11.1, each code's series id and units, and when the data was read. Counted as one request whatever the format; errors stay JSON.
          */
         get: operations["Averages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the key's account stands this period
+         * @description The plan, the quota period (`period_end` is when the count resets: null on Free, whose allowance never does), the quota's `limit`, what is `used` and what is `remaining`: the numbers the `X-RateLimit-*` headers of a request answered just before carry (with a capped key, `remaining` is what is left of the cap when that is less). `key` is the key asking: its prefix, its monthly cap (null without one) and its use this period. `endpoints` counts this period's counted requests of each endpoint, all the account's keys together (`mcp` for the MCP tools); these come from the usage records, written every few seconds, so the last seconds' requests may not be in them yet. Never counted, answered even when the quota is spent, and allowed to every key whatever endpoints it is restricted to.
+         */
+        get: operations["Usage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -420,354 +480,617 @@ export interface components {
         };
         /** @description What the service is, where its documentation is, and its version */
         RootResponse: {
-            /** @constant */
+            /**
+             * @description Always `true` on a successful answer (errors have `false`)
+             * @constant
+             */
             success: true;
+            /** @description What the service serves, in a sentence */
             message: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Where this documentation is
+             */
             documentation: string;
+            /** @description The service's version */
             version: string;
         };
         /** @description Whether the stored rates are current and when the next publication is expected */
         StatusResponse: {
-            /** @enum {string} */
+            /**
+             * @description `operational` when the store answers and the rates are current; `degraded` when they are stale or cannot be read
+             * @enum {string}
+             */
             status: "operational" | "degraded";
-            /** @description when the newest rates were stored (an ISO 8601 instant), or `unknown` before the first import */
+            /** @description When new rates were last stored (an ISO 8601 instant), or `unknown` before the first import */
             last_update: string;
+            /** @description Whether the newest stored rates are older than the last publication the RBA should have made (with two hours of grace) */
             stale: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the next publication is expected: 4 pm Sydney on the first business day after the newest stored rates
+             */
             next_update_expected: string;
         };
         /** @description The supported codes, each with its name, symbol and country */
         SymbolsResponse: {
-            /** @constant */
+            /**
+             * @description Always `true` on a successful answer (errors have `false`)
+             * @constant
+             */
             success: true;
+            /** @description Every supported code (AUD and the trade-weighted index TWI among them) with its name, symbol and country */
             symbols: {
                 [key: string]: {
+                    /** @description The currency's name in English, such as `US Dollar` */
                     name: string;
+                    /** @description Its usual symbol, such as `US$` */
                     symbol: string;
+                    /** @description The country or region that uses it */
                     country: string;
                 };
             };
+            /** @description How many codes `symbols` lists */
             count: number;
-            /** @constant */
+            /**
+             * @description Always `AUD`: every rate is quoted against the Australian dollar
+             * @constant
+             */
             base: "AUD";
+            /** @description How the rates are quoted, in a sentence */
             note: string;
         };
         /** @description A conversion and the rate it used */
         ConversionResponse: {
-            /** @constant */
+            /**
+             * @description Always `true` on a successful answer (errors have `false`)
+             * @constant
+             */
             success: true;
             /**
-             * @description present, and true, only on a conversion made without a key
+             * @description Present, and `true`, only on a conversion made without a key (free mode)
              * @constant
              */
             free?: true;
+            /** @description What was asked for */
             query: {
-                /** @enum {string} */
+                /**
+                 * @description The currency converted from, in upper case
+                 * @enum {string}
+                 */
                 from: "AUD" | "USD" | "EUR" | "GBP" | "JPY" | "CNY" | "KRW" | "INR" | "SGD" | "NZD" | "THB" | "MYR" | "IDR" | "VND" | "HKD" | "PHP" | "CAD" | "CHF" | "TWD" | "TWI" | "SDR";
-                /** @enum {string} */
+                /**
+                 * @description The currency converted to, in upper case
+                 * @enum {string}
+                 */
                 to: "AUD" | "USD" | "EUR" | "GBP" | "JPY" | "CNY" | "KRW" | "INR" | "SGD" | "NZD" | "THB" | "MYR" | "IDR" | "VND" | "HKD" | "PHP" | "CAD" | "CHF" | "TWD" | "TWI" | "SDR";
+                /** @description The amount converted, as sent */
                 amount: number;
             };
+            /** @description The rate applied */
             info: {
-                /** @description units of `to` per unit of `from`, rounded half away from zero to 6 decimal places */
+                /** @description Units of `to` per unit of `from`, rounded half away from zero to 6 decimal places */
                 rate: number;
-                /** @description Unix time of 00:00 UTC on `date` */
+                /** @description Unix time (seconds) of 00:00 UTC on `date` */
                 timestamp: number;
             };
             /**
              * Format: date
-             * @description the day whose rates were applied: the newest on or before the date asked for on which both codes have a rate
+             * @description The day whose rates were applied: the newest on or before the date asked for on which both codes have a rate
              */
             date: string;
-            /** @description rounded half away from zero to 4 dp */
+            /** @description The amount times the unrounded rate, rounded half away from zero to 4 decimal places */
             result: number;
         };
         /** @description The rates of one day */
         RatesResponse: {
-            /** @constant */
+            /**
+             * @description Always `true` on a successful answer (errors have `false`)
+             * @constant
+             */
             success: true;
-            /** @description Unix time of 00:00 UTC on the rate date */
+            /** @description Unix time (seconds) of 00:00 UTC on the rate date */
             timestamp: number;
-            /** @constant */
+            /**
+             * @description Always `AUD`: every rate is quoted against the Australian dollar
+             * @constant
+             */
             base: "AUD";
-            /** Format: date */
+            /**
+             * Format: date
+             * @description The rate day answered (YYYY-MM-DD, a Sydney date)
+             */
             date: string;
             /**
              * Format: date
-             * @description with `fallback` on /{date}: the date asked for, when `date` is the rate day used
+             * @description With `fallback` on /{date}: the date asked for, `date` being the rate day used
              */
             requested_date?: string;
+            /** @description The rates of the day: currency code → units of it that 1 AUD buys */
             rates: components["schemas"]["Rates"];
         };
         /** @description The rates of each day with data in the range */
         TimeSeriesResponse: {
-            /** @constant */
+            /**
+             * @description Always `true` on a successful answer (errors have `false`)
+             * @constant
+             */
             success: true;
-            /** @constant */
+            /**
+             * @description Always `true`: this is a time series
+             * @constant
+             */
             timeseries: true;
-            /** Format: date */
+            /**
+             * Format: date
+             * @description The first day of the range, as asked
+             */
             start_date: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @description The last day of the range, as asked
+             */
             end_date: string;
-            /** @constant */
+            /**
+             * @description Always `AUD`: every rate is quoted against the Australian dollar
+             * @constant
+             */
             base: "AUD";
-            /** @description Only days with data, ascending: no weekends, no holidays */
+            /** @description Date → the rates of that day; only days with data, ascending: no weekends, no holidays */
             rates: {
                 [key: string]: components["schemas"]["Rates"];
             };
         };
         Fluctuation: {
-            /** @description its rate on the first day of the range that has one */
+            /** @description Its rate on the first day of the range that has one */
             start_rate: number;
-            /** @description its rate on the last day of the range that has one */
+            /** @description Its rate on the last day of the range that has one */
             end_rate: number;
-            /** @description end_rate − start_rate, exact */
+            /** @description `end_rate − start_rate`, exact */
             change: number;
-            /** @description change / start_rate × 100, rounded half away from zero to 6 dp */
+            /** @description `change / start_rate × 100`, rounded half away from zero to 6 decimal places */
             change_pct: number;
-            /** @description Units of the currency that 1 AUD buys, with exactly the digits the RBA published */
+            /** @description Its lowest rate in the range */
             min: number;
-            /** @description Units of the currency that 1 AUD buys, with exactly the digits the RBA published */
+            /** @description Its highest rate in the range */
             max: number;
-            /** @description rounded half away from zero to 6 dp */
+            /** @description The mean of its rates in the range, rounded half away from zero to 6 decimal places */
             mean: number;
-            /** @description how many days of the range carry a rate for the code */
+            /** @description How many days of the range carry a rate for the code */
             days: number;
         };
         /** @description The field names of fixer.io’s /fluctuation, plus min, max, mean and days */
         FluctuationResponse: {
-            /** @constant */
+            /**
+             * @description Always `true` on a successful answer (errors have `false`)
+             * @constant
+             */
             success: true;
-            /** @constant */
+            /**
+             * @description Always `true`: this is a fluctuation
+             * @constant
+             */
             fluctuation: true;
-            /** Format: date */
+            /**
+             * Format: date
+             * @description The first day of the range, as asked
+             */
             start_date: string;
-            /** Format: date */
+            /**
+             * Format: date
+             * @description The last day of the range, as asked
+             */
             end_date: string;
-            /** @constant */
+            /**
+             * @description Always `AUD`: every rate is quoted against the Australian dollar
+             * @constant
+             */
             base: "AUD";
-            /** @description a code without a rate in the range is left out */
+            /** @description Currency code → its figures; a code without a rate in the range is left out */
             rates: {
                 [key: string]: components["schemas"]["Fluctuation"];
             };
         };
         /** @description A subscription as listed, with its delivery health */
         WebhookSubscription: {
+            /** @description The subscription's id: 32 lower-case hex characters */
             id: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The HTTPS URL deliveries are sent to
+             */
             url: string;
+            /** @description The codes each delivery carries (every code when none were named) */
             currencies: ("AUD" | "USD" | "EUR" | "GBP" | "JPY" | "CNY" | "KRW" | "INR" | "SGD" | "NZD" | "THB" | "MYR" | "IDR" | "VND" | "HKD" | "PHP" | "CAD" | "CHF" | "TWD" | "TWI" | "SDR")[];
+            /** @description Your own note, or null */
             description: string | null;
+            /** @description Whether deliveries are sent: false once paused or after 10 failures in a row */
             isActive: boolean;
+            /** @description Failed delivery attempts in a row since the last success (test deliveries are not counted) */
             failureCount: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When a delivery last succeeded; null until one does
+             */
             lastSuccessAt: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the subscription was made
+             */
             createdAt: string;
         };
         /** @description The signing secret is shown this once */
         CreateWebhookSubscriptionResponse: {
-            /** @constant */
+            /**
+             * @description Always `true` on a successful answer (errors have `false`)
+             * @constant
+             */
             success: true;
+            /** @description The secret that signs every delivery (`X-ExchangeRates-Signature`): shown this once, store it now */
             signingSecret: string;
+            /** @description A reminder that the signing secret is not shown again */
             warning: string;
+            /** @description The subscription made */
             subscription: {
+                /** @description The subscription's id: 32 lower-case hex characters */
                 id: string;
-                /** Format: uri */
+                /**
+                 * Format: uri
+                 * @description The HTTPS URL deliveries are sent to
+                 */
                 url: string;
+                /** @description The codes each delivery carries (every code when none were named) */
                 currencies: ("AUD" | "USD" | "EUR" | "GBP" | "JPY" | "CNY" | "KRW" | "INR" | "SGD" | "NZD" | "THB" | "MYR" | "IDR" | "VND" | "HKD" | "PHP" | "CAD" | "CHF" | "TWD" | "TWI" | "SDR")[];
+                /** @description Your own note, or null */
                 description: string | null;
             };
         };
         WebhookSubscriptionList: {
-            /** @constant */
+            /**
+             * @description Always `true` on a successful answer (errors have `false`)
+             * @constant
+             */
             success: true;
+            /** @description The account's subscriptions */
             subscriptions: components["schemas"]["WebhookSubscription"][];
+            /** @description How many subscriptions the plan allows */
             limit: number;
         };
         DeleteWebhookSubscriptionResponse: {
-            /** @constant */
+            /**
+             * @description Always `true` on a successful answer (errors have `false`)
+             * @constant
+             */
             success: true;
+            /** @description What happened, in a sentence for people */
             message: string;
         };
         UpdateWebhookSubscriptionResponse: {
-            /** @constant */
+            /**
+             * @description Always `true` on a successful answer (errors have `false`)
+             * @constant
+             */
             success: true;
+            /** @description The subscription as it now is */
             subscription: components["schemas"]["WebhookSubscription"];
         };
         TestDeliveryResponse: {
-            /** @description whether the subscriber acknowledged with a 2xx */
+            /** @description Whether the subscriber acknowledged with a 2xx */
             success: boolean;
-            /** @description the HTTP status the subscriber answered; 0 when it gave no answer */
+            /** @description The HTTP status the subscriber answered; 0 when it gave no answer */
             responseStatus: number;
+            /** @description What happened, in a sentence for people */
             message: string;
         };
         Alert: {
+            /** @description The alert's id: 32 lower-case hex characters */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description The code watched
+             * @enum {string}
+             */
             currency: "AUD" | "USD" | "EUR" | "GBP" | "JPY" | "CNY" | "KRW" | "INR" | "SGD" | "NZD" | "THB" | "MYR" | "IDR" | "VND" | "HKD" | "PHP" | "CAD" | "CHF" | "TWD" | "TWI" | "SDR";
-            /** @enum {string} */
+            /**
+             * @description When it fires: `above` or `below` crosses `value`, `change_pct` moves by at least `value` per cent in a day
+             * @enum {string}
+             */
             condition: "above" | "below" | "change_pct";
-            /** @description a rate level (A$1 = value units) for above and below; a percentage for change_pct */
+            /** @description A rate level (A$1 = value units) for above and below; a percentage for change_pct */
             value: number;
+            /** @description How a firing is sent: an e-mail to the account, a delivery to its webhook subscriptions, or both */
             channels: ("email" | "webhook")[];
+            /** @description Your own note, or null */
             description: string | null;
+            /** @description Whether it is checked at each publication; false while paused */
             isActive: boolean;
             /**
              * Format: date-time
-             * @description when it last fired; null until it fires
+             * @description When it last fired; null until it fires
              */
             lastTriggeredAt: string | null;
-            /** @description firings so far; tests are not counted */
+            /** @description Firings so far; tests are not counted */
             triggerCount: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the alert was made
+             */
             createdAt: string;
         };
         AlertResponse: {
-            /** @constant */
+            /**
+             * @description Always `true` on a successful answer (errors have `false`)
+             * @constant
+             */
             success: true;
+            /** @description The alert as it now is */
             alert: components["schemas"]["Alert"];
         };
         AlertList: {
-            /** @constant */
+            /**
+             * @description Always `true` on a successful answer (errors have `false`)
+             * @constant
+             */
             success: true;
+            /** @description The account's alerts */
             alerts: components["schemas"]["Alert"][];
+            /** @description How many alerts the plan allows */
             limit: number;
         };
         DeleteAlertResponse: {
-            /** @constant */
+            /**
+             * @description Always `true` on a successful answer (errors have `false`)
+             * @constant
+             */
             success: true;
+            /** @description What happened, in a sentence for people */
             message: string;
         };
         TestAlertResponse: {
-            /** @description whether every channel took its sample */
+            /** @description Whether every channel took its sample */
             success: boolean;
-            /** @description the sample e-mail; null without the email channel */
+            /** @description The sample e-mail; null without the email channel */
             email: {
+                /** @description The address the sample went to */
                 to: string;
+                /** @description Whether the mail server took it */
                 sent: boolean;
+                /** @description What happened, in a sentence for people */
                 message: string;
             } | null;
-            /** @description one signed rates.test delivery per active subscription covering the alert's currency */
+            /** @description One signed rates.test delivery per active subscription covering the alert's currency */
             webhooks: {
+                /** @description The subscription the sample went to */
                 subscriptionId: string;
-                /** Format: uri */
+                /**
+                 * Format: uri
+                 * @description The subscription's URL
+                 */
                 url: string;
+                /** @description Whether the receiver acknowledged with a 2xx */
                 delivered: boolean;
-                /** @description the receiver's HTTP status; 0 when it gave no answer */
+                /** @description The receiver's HTTP status; 0 when it gave no answer */
                 responseStatus: number;
+                /** @description What happened, in a sentence for people */
                 message: string;
             }[];
         };
         WebhookDeliveryAttempt: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the attempt was made
+             */
             at: string;
-            /** @description the receiver's HTTP status; null when it gave none */
+            /** @description The receiver's HTTP status; null when it gave none */
             status: number | null;
-            /** @description a short reason when the attempt failed */
+            /** @description A short reason when the attempt failed; null otherwise */
             error: string | null;
+            /** @description How long the attempt took, in milliseconds */
             durationMs: number;
         };
         WebhookDelivery: {
             /**
              * Format: uuid
-             * @description the X-ExchangeRates-Delivery id, the same on every attempt
+             * @description The X-ExchangeRates-Delivery id, the same on every attempt
              */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description The X-ExchangeRates-Event of the delivery
+             * @enum {string}
+             */
             event: "rates.published" | "rates.test" | "rates.alert";
             /**
              * Format: date
-             * @description the payload's rate date
+             * @description The payload's rate date
              */
             date: string;
             /**
-             * @description `pending`: an attempt is due; `failed`: the last attempt (a test or a redelivery) failed and none is planned; `abandoned`: the retries ran out or the subscription was turned off
+             * @description Where it stands: `delivered`; `pending`: an attempt is due; `failed`: the last attempt (a test or a redelivery) failed and none is planned; `abandoned`: the retries ran out or the subscription was turned off
              * @enum {string}
              */
             state: "delivered" | "pending" | "failed" | "abandoned";
-            /** @description oldest first */
+            /** @description Every attempt, oldest first */
             attempts: components["schemas"]["WebhookDeliveryAttempt"][];
         };
         WebhookDeliveryList: {
-            /** @constant */
+            /**
+             * @description Always `true` on a successful answer (errors have `false`)
+             * @constant
+             */
             success: true;
-            /** @description newest first, at most 50 */
+            /** @description The deliveries of the last 30 days, newest first, at most 50 */
             deliveries: components["schemas"]["WebhookDelivery"][];
-            /** @description pass as `cursor` for the next page; null at the end */
+            /** @description Pass as `cursor` for the next page; null at the end */
             nextCursor: string | null;
         };
         RedeliverResponse: {
-            /** @description whether the receiver acknowledged this attempt with a 2xx */
+            /** @description Whether the receiver acknowledged this attempt with a 2xx */
             success: boolean;
+            /** @description The delivery, with this attempt last */
             delivery: {
                 /**
                  * Format: uuid
-                 * @description the X-ExchangeRates-Delivery id, the same on every attempt
+                 * @description The X-ExchangeRates-Delivery id, the same on every attempt
                  */
                 id: string;
                 /**
-                 * @description `pending`: an attempt is due; `failed`: the last attempt (a test or a redelivery) failed and none is planned; `abandoned`: the retries ran out or the subscription was turned off
+                 * @description Where it stands: `delivered`; `pending`: an attempt is due; `failed`: the last attempt (a test or a redelivery) failed and none is planned; `abandoned`: the retries ran out or the subscription was turned off
                  * @enum {string}
                  */
                 state: "delivered" | "pending" | "failed" | "abandoned";
-                /** @description oldest first */
+                /** @description Every attempt, oldest first */
                 attempts: components["schemas"]["WebhookDeliveryAttempt"][];
             };
         };
         AverageFigures: {
-            /** @description the exact mean of its values in the period, rounded half away from zero to 6 dp */
+            /** @description The exact mean of its values in the period, rounded half away from zero to 6 decimal places */
             mean: number;
-            /** @description how many rate days of the period carry a value for the code */
+            /** @description How many rate days of the period carry a value for the code */
             days: number;
             /**
              * Format: date
-             * @description the first rate day of the period with a value
+             * @description The first rate day of the period with a value
              */
             first_date: string;
             /**
              * Format: date
-             * @description the last rate day of the period with a value
+             * @description The last rate day of the period with a value
              */
             last_date: string;
-            /** @description the value on last_date: the nearest actual rate at the end of the period */
+            /** @description The value on `last_date`: the nearest actual rate at the end of the period */
             end_rate: number;
-            /** @description Units of the currency that 1 AUD buys, with exactly the digits the RBA published */
+            /** @description Its lowest value in the period */
             min: number;
-            /** @description Units of the currency that 1 AUD buys, with exactly the digits the RBA published */
+            /** @description Its highest value in the period */
             max: number;
         };
         AveragesResponse: {
-            /** @constant */
+            /**
+             * @description Always `true` on a successful answer (errors have `false`)
+             * @constant
+             */
             success: true;
-            /** @constant */
+            /**
+             * @description Always `true`: these are period averages
+             * @constant
+             */
             averages: true;
-            /** @description the period asked for, in upper case (`FY2025`), or null for a custom range */
+            /** @description The period asked for, in upper case (`FY2025`), or null for a custom range */
             period: string | null;
             /**
              * Format: date
-             * @description the first day of the period
+             * @description The first day of the period
              */
             start_date: string;
             /**
              * Format: date
-             * @description the last day of the period, even while it runs
+             * @description The last day of the period, even while it runs
              */
             end_date: string;
-            /** @description false while the last day of the period is today or later (Sydney time) */
+            /** @description False while the last day of the period is today or later (Sydney time) */
             complete: boolean;
-            /** @constant */
+            /**
+             * @description Always `AUD`: every rate is quoted against the Australian dollar
+             * @constant
+             */
             base: "AUD";
-            /** @description a code without a value in the period is left out */
+            /** @description Currency code → its figures; a code without a value in the period is left out */
             rates: {
                 [key: string]: components["schemas"]["AverageFigures"];
             };
-            /** @description with `interval=month`: each calendar month of the period (`YYYY-MM`, clipped to it), ascending */
+            /** @description With `interval=month`: each calendar month of the period (`YYYY-MM`, clipped to it), ascending */
             months?: {
                 [key: string]: {
                     [key: string]: components["schemas"]["AverageFigures"];
                 };
+            };
+        };
+        /** @description The RBA's publication calendar of a range of dates */
+        CalendarResponse: {
+            /**
+             * @description Always `true` on a successful answer (errors have `false`)
+             * @constant
+             */
+            success: true;
+            /**
+             * Format: date
+             * @description The first day of the range
+             */
+            start_date: string;
+            /**
+             * Format: date
+             * @description The last day of the range
+             */
+            end_date: string;
+            /**
+             * @description Dates are Sydney dates; the RBA publishes at about 4 pm there
+             * @constant
+             */
+            timezone: "Australia/Sydney";
+            /** @description Ascending: up to `newest_rate_date`, the days whose rates are stored; after it, the business days a publication is expected on */
+            rate_days: string[];
+            /** @description Ascending: the weekdays without rates that are New South Wales public holidays or the NSW Bank Holiday */
+            closed: {
+                /**
+                 * Format: date
+                 * @description The closed weekday
+                 */
+                date: string;
+                /** @description The holiday, in English: `Christmas Day`, `Bank Holiday` */
+                name: string;
+            }[];
+            /** @description Ascending: the weekdays up to `newest_rate_date` without stored rates that are no holiday (gaps in the data) */
+            missing: string[];
+            /**
+             * Format: date
+             * @description The newest day with stored rates; null before the first import
+             */
+            newest_rate_date: string | null;
+            /**
+             * Format: date-time
+             * @description As on /status: the first publication slot after the newest stored rates
+             */
+            next_update_expected: string;
+        };
+        /** @description Where the key's account stands this quota period */
+        UsageResponse: {
+            /**
+             * @description Always `true` on a successful answer (errors have `false`)
+             * @constant
+             */
+            success: true;
+            /**
+             * @description The account's plan
+             * @enum {string}
+             */
+            plan: "free" | "starter" | "professional" | "business" | "enterprise";
+            /**
+             * Format: date-time
+             * @description When the quota period began (on Free: when the account was made)
+             */
+            period_start: string;
+            /**
+             * Format: date-time
+             * @description When the count resets, as `X-RateLimit-Reset`; null on Free, whose allowance never resets
+             */
+            period_end: string | null;
+            /** @description The quota, as `X-RateLimit-Limit-Monthly` */
+            limit: number;
+            /** @description The account's counted requests this period, all its keys together */
+            used: number;
+            /** @description As `X-RateLimit-Remaining-Monthly`: what is left of the quota, or of the key's cap when that is less */
+            remaining: number;
+            /** @description The key asking: its prefix, its cap and its own use */
+            key: {
+                /** @description The prefix of the key asking */
+                prefix: string;
+                /** @description The key's monthly cap; null without one */
+                monthly_cap: number | null;
+                /** @description The key's counted requests this period */
+                used: number;
+            };
+            /** @description Each endpoint's counted requests this period (`latest`, `historical`, `timeseries`, `convert`, `fluctuation`, `averages`, `export`, `mcp`) */
+            endpoints: {
+                [key: string]: number;
             };
         };
     };
@@ -781,14 +1104,24 @@ export interface components {
             };
             content: {
                 "application/json": {
-                    /** @constant */
+                    /**
+                     * @description Always `false` on an error
+                     * @constant
+                     */
                     success: false;
+                    /** @description What went wrong */
                     error: {
-                        /** @constant */
+                        /**
+                         * @description The HTTP status, again
+                         * @constant
+                         */
                         code: 405;
-                        /** @enum {string} */
+                        /**
+                         * @description What went wrong, as a name a program can test
+                         * @enum {string}
+                         */
                         type: "method_not_allowed";
-                        /** @description for people to read */
+                        /** @description What went wrong and what to do, for people to read */
                         info: string;
                     };
                 };
@@ -802,7 +1135,7 @@ export interface components {
         "X-Request-Id": string;
         /** @description The version of the answer: send it back in If-None-Match to get a 304 when it has not changed */
         ETag: string;
-        /** @description `no-store` on keyed answers, `no-cache` on / and /status, `public, max-age=86400` on /symbols */
+        /** @description `no-store` on keyed answers, `no-cache` on / and /status, `public, max-age=86400` on /symbols, `public, max-age=3600` on /calendar */
         "Cache-Control": string;
         /** @description The plan's monthly quota (Free: its one-time allowance of 300) */
         "X-RateLimit-Limit-Monthly": number;
@@ -826,7 +1159,7 @@ export interface components {
         "WWW-Authenticate": string;
         /** @description The methods the path answers */
         Allow: string;
-        /** @description `attachment; filename="aud-rates_<start>_<end>.csv"` */
+        /** @description On a file: `attachment; filename="aud-rates_<start>_<end>.csv"` (`.ndjson`, `.xlsx`) */
         "Content-Disposition": string;
     };
     pathItems: never;
@@ -879,14 +1212,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -900,14 +1243,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "https_required";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -921,14 +1274,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -982,14 +1345,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1003,14 +1376,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "https_required";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1024,14 +1407,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StatusResponse"] | {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1192,14 +1585,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1213,14 +1616,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "https_required";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1234,14 +1647,205 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    Calendar: {
+        parameters: {
+            query?: {
+                /** @description A calendar year, such as 2026: 1 January to 31 December; instead of start_date and end_date */
+                year?: string;
+                /** @description The first day of a range (YYYY-MM-DD), with end_date instead of year */
+                start_date?: string;
+                /** @description The last day of a range (YYYY-MM-DD), at most 366 days after start_date */
+                end_date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "start_date": "2025-12-15",
+                     *       "end_date": "2026-01-16",
+                     *       "timezone": "Australia/Sydney",
+                     *       "rate_days": [
+                     *         "2025-12-15",
+                     *         "2025-12-16",
+                     *         "2025-12-17",
+                     *         "2025-12-18",
+                     *         "2025-12-19",
+                     *         "2025-12-22",
+                     *         "2025-12-23",
+                     *         "2025-12-24",
+                     *         "2025-12-29",
+                     *         "2025-12-30",
+                     *         "2025-12-31",
+                     *         "2026-01-02",
+                     *         "2026-01-05",
+                     *         "2026-01-06",
+                     *         "2026-01-07",
+                     *         "2026-01-08",
+                     *         "2026-01-09",
+                     *         "2026-01-12",
+                     *         "2026-01-13",
+                     *         "2026-01-14",
+                     *         "2026-01-15",
+                     *         "2026-01-16"
+                     *       ],
+                     *       "closed": [
+                     *         {
+                     *           "date": "2025-12-25",
+                     *           "name": "Christmas Day"
+                     *         },
+                     *         {
+                     *           "date": "2025-12-26",
+                     *           "name": "Boxing Day"
+                     *         },
+                     *         {
+                     *           "date": "2026-01-01",
+                     *           "name": "New Year's Day"
+                     *         }
+                     *       ],
+                     *       "missing": [],
+                     *       "newest_rate_date": "2026-05-11",
+                     *       "next_update_expected": "2026-05-12T06:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CalendarResponse"];
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag still matches */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
+                        success: false;
+                        /** @description What went wrong */
+                        error: {
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
+                            code: 400;
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
+                            type: "bad_request";
+                            /** @description What went wrong and what to do, for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Refused: `https_required` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
+                        success: false;
+                        /** @description What went wrong */
+                        error: {
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
+                            code: 403;
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
+                            type: "https_required";
+                            /** @description What went wrong and what to do, for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot answer now: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
+                        success: false;
+                        /** @description What went wrong */
+                        error: {
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
+                            code: 503;
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
+                            type: "service_unavailable";
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1252,25 +1856,13 @@ export interface operations {
     Convert: {
         parameters: {
             query: {
-                /**
-                 * @description The currency to convert from: a code of /symbols, in any case
-                 * @example USD
-                 */
+                /** @description The currency to convert from: a code of /symbols, in any case */
                 from: string;
-                /**
-                 * @description The currency to convert to: a code of /symbols, in any case; not TWI, which is an index
-                 * @example EUR
-                 */
+                /** @description The currency to convert to: a code of /symbols, in any case; not TWI, which is an index */
                 to: string;
-                /**
-                 * @description The amount to convert: a decimal number greater than 0 and at most 1e15, such as 100 or 12.5 (no exponent, no thousands separators)
-                 * @example 100
-                 */
+                /** @description The amount to convert: a decimal number greater than 0 and at most 1e15, such as 100 or 12.5 (no exponent, no thousands separators) */
                 amount: string;
-                /**
-                 * @description Convert with the rates of this date (YYYY-MM-DD) rather than the newest: only with a key
-                 * @example 2023-01-03
-                 */
+                /** @description Convert with the rates of this date (YYYY-MM-DD) rather than the newest: only with a key */
                 date?: string;
             };
             header?: never;
@@ -1305,11 +1897,11 @@ export interface operations {
                      *         "amount": 100
                      *       },
                      *       "info": {
-                     *         "rate": 0.937317,
-                     *         "timestamp": 1672704000
+                     *         "rate": 0.852824,
+                     *         "timestamp": 1751241600
                      *       },
-                     *       "date": "2023-01-03",
-                     *       "result": 93.7317
+                     *       "date": "2025-06-30",
+                     *       "result": 85.2824
                      *     }
                      */
                     "application/json": components["schemas"]["ConversionResponse"];
@@ -1332,14 +1924,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1354,14 +1956,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 401;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "unauthorized" | "invalid_api_key" | "account_suspended";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1375,14 +1987,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "plan_restricted" | "https_required" | "key_restricted";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1403,14 +2025,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 429;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "rate_limit_exceeded";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1424,14 +2056,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1442,10 +2084,7 @@ export interface operations {
     Latest: {
         parameters: {
             query?: {
-                /**
-                 * @description Comma-separated currency codes of /symbols, in any case; blanks around a code and repeats are ignored, an unsupported code is refused (400)
-                 * @example USD,EUR,JPY
-                 */
+                /** @description Comma-separated currency codes of /symbols, in any case; blanks around a code and repeats are ignored, an unsupported code is refused (400) */
                 symbols?: string;
                 /** @description Only AUD, the default (in any case): every rate is quoted against the Australian dollar */
                 base?: string;
@@ -1477,9 +2116,9 @@ export interface operations {
                      *       "base": "AUD",
                      *       "date": "2026-05-11",
                      *       "rates": {
-                     *         "USD": 0.7013,
-                     *         "EUR": 0.5964,
-                     *         "JPY": 109.02
+                     *         "USD": 0.7231,
+                     *         "EUR": 0.6154,
+                     *         "JPY": 113.63
                      *       }
                      *     }
                      */
@@ -1503,14 +2142,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1525,14 +2174,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 401;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "unauthorized" | "invalid_api_key" | "account_suspended";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1546,14 +2205,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "https_required" | "key_restricted";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1571,14 +2240,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 429;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "rate_limit_exceeded";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1592,14 +2271,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1612,10 +2301,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description A currency code of /symbols, in any case
-                 * @example USD
-                 */
+                /** @description A currency code of /symbols, in any case */
                 currency: string;
             };
             cookie?: never;
@@ -1643,7 +2329,7 @@ export interface operations {
                      *       "base": "AUD",
                      *       "date": "2026-05-11",
                      *       "rates": {
-                     *         "USD": 0.7013
+                     *         "USD": 0.7231
                      *       }
                      *     }
                      */
@@ -1667,14 +2353,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1689,14 +2385,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 401;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "unauthorized" | "invalid_api_key" | "account_suspended";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1710,14 +2416,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "https_required" | "key_restricted";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1731,14 +2447,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 404;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "not_found";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1756,14 +2482,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 429;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "rate_limit_exceeded";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1777,14 +2513,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1795,20 +2541,11 @@ export interface operations {
     TimeSeries: {
         parameters: {
             query: {
-                /**
-                 * @description The first day of the range (YYYY-MM-DD)
-                 * @example 2023-01-01
-                 */
+                /** @description The first day of the range (YYYY-MM-DD) */
                 start_date: string;
-                /**
-                 * @description The last day of the range (YYYY-MM-DD), not before start_date
-                 * @example 2023-01-31
-                 */
+                /** @description The last day of the range (YYYY-MM-DD), not before start_date */
                 end_date: string;
-                /**
-                 * @description Comma-separated currency codes of /symbols, in any case; blanks around a code and repeats are ignored, an unsupported code is refused (400)
-                 * @example USD,EUR
-                 */
+                /** @description Comma-separated currency codes of /symbols, in any case; blanks around a code and repeats are ignored, an unsupported code is refused (400) */
                 symbols?: string;
                 /** @description Only AUD, the default (in any case): every rate is quoted against the Australian dollar */
                 base?: string;
@@ -1838,17 +2575,49 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "timeseries": true,
-                     *       "start_date": "2023-01-01",
-                     *       "end_date": "2023-01-31",
+                     *       "start_date": "2025-06-23",
+                     *       "end_date": "2025-07-04",
                      *       "base": "AUD",
                      *       "rates": {
-                     *         "2023-01-03": {
-                     *           "USD": 0.6828,
-                     *           "EUR": 0.64
+                     *         "2025-06-23": {
+                     *           "USD": 0.6412,
+                     *           "EUR": 0.5569
                      *         },
-                     *         "2023-01-04": {
-                     *           "USD": 0.6811,
-                     *           "EUR": 0.6437
+                     *         "2025-06-24": {
+                     *           "USD": 0.6498,
+                     *           "EUR": 0.5597
+                     *         },
+                     *         "2025-06-25": {
+                     *           "USD": 0.65,
+                     *           "EUR": 0.5594
+                     *         },
+                     *         "2025-06-26": {
+                     *           "USD": 0.6528,
+                     *           "EUR": 0.5587
+                     *         },
+                     *         "2025-06-27": {
+                     *           "USD": 0.6543,
+                     *           "EUR": 0.5598
+                     *         },
+                     *         "2025-06-30": {
+                     *           "USD": 0.655,
+                     *           "EUR": 0.5586
+                     *         },
+                     *         "2025-07-01": {
+                     *           "USD": 0.6579,
+                     *           "EUR": 0.5582
+                     *         },
+                     *         "2025-07-02": {
+                     *           "USD": 0.6577,
+                     *           "EUR": 0.558
+                     *         },
+                     *         "2025-07-03": {
+                     *           "USD": 0.6572,
+                     *           "EUR": 0.5571
+                     *         },
+                     *         "2025-07-04": {
+                     *           "USD": 0.6571,
+                     *           "EUR": 0.5576
                      *         }
                      *       }
                      *     }
@@ -1856,10 +2625,32 @@ export interface operations {
                     "application/json": components["schemas"]["TimeSeriesResponse"];
                     /**
                      * @example date,USD,EUR
-                     *     2023-01-03,0.6828,0.64
-                     *     2023-01-04,0.6811,0.6437
+                     *     2025-06-23,0.6412,0.5569
+                     *     2025-06-24,0.6498,0.5597
+                     *     2025-06-25,0.6500,0.5594
+                     *     2025-06-26,0.6528,0.5587
+                     *     2025-06-27,0.6543,0.5598
+                     *     2025-06-30,0.6550,0.5586
+                     *     2025-07-01,0.6579,0.5582
+                     *     2025-07-02,0.6577,0.5580
+                     *     2025-07-03,0.6572,0.5571
+                     *     2025-07-04,0.6571,0.5576
                      */
                     "text/csv": string;
+                    /**
+                     * @example {"date":"2025-06-23","rates":{"USD":0.6412,"EUR":0.5569}}
+                     *     {"date":"2025-06-24","rates":{"USD":0.6498,"EUR":0.5597}}
+                     *     {"date":"2025-06-25","rates":{"USD":0.65,"EUR":0.5594}}
+                     *     {"date":"2025-06-26","rates":{"USD":0.6528,"EUR":0.5587}}
+                     *     {"date":"2025-06-27","rates":{"USD":0.6543,"EUR":0.5598}}
+                     *     {"date":"2025-06-30","rates":{"USD":0.655,"EUR":0.5586}}
+                     *     {"date":"2025-07-01","rates":{"USD":0.6579,"EUR":0.5582}}
+                     *     {"date":"2025-07-02","rates":{"USD":0.6577,"EUR":0.558}}
+                     *     {"date":"2025-07-03","rates":{"USD":0.6572,"EUR":0.5571}}
+                     *     {"date":"2025-07-04","rates":{"USD":0.6571,"EUR":0.5576}}
+                     */
+                    "application/x-ndjson": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             /** @description Not modified: the If-None-Match ETag still matches */
@@ -1879,14 +2670,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1901,14 +2702,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 401;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "unauthorized" | "invalid_api_key" | "account_suspended";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1922,14 +2733,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "plan_restricted" | "https_required" | "key_restricted";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1943,14 +2764,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 404;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "not_found";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1968,14 +2799,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 429;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "rate_limit_exceeded";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -1989,14 +2830,320 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    Export: {
+        parameters: {
+            query?: {
+                /** @description The first day (YYYY-MM-DD); left out, the first stored day (2018) */
+                start_date?: string;
+                /** @description The last day (YYYY-MM-DD), not before start_date; left out, today */
+                end_date?: string;
+                /** @description Comma-separated currency codes of /symbols, in any case; blanks around a code and repeats are ignored, an unsupported code is refused (400) */
+                symbols?: string;
+                /** @description Only AUD, the default (in any case): every rate is quoted against the Australian dollar */
+                base?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit-Monthly": components["headers"]["X-RateLimit-Limit-Monthly"];
+                    "X-RateLimit-Remaining-Monthly": components["headers"]["X-RateLimit-Remaining-Monthly"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Data-Stale": components["headers"]["X-Data-Stale"];
+                    "X-RBA-Source-Date": components["headers"]["X-RBA-Source-Date"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example date,USD,EUR
+                     *     2025-06-23,0.6412,0.5569
+                     *     2025-06-24,0.6498,0.5597
+                     *     2025-06-25,0.6500,0.5594
+                     *     2025-06-26,0.6528,0.5587
+                     *     2025-06-27,0.6543,0.5598
+                     *     2025-06-30,0.6550,0.5586
+                     *     2025-07-01,0.6579,0.5582
+                     *     2025-07-02,0.6577,0.5580
+                     *     2025-07-03,0.6572,0.5571
+                     *     2025-07-04,0.6571,0.5576
+                     */
+                    "text/csv": string;
+                    /**
+                     * @example {"date":"2025-06-23","rates":{"USD":0.6412,"EUR":0.5569}}
+                     *     {"date":"2025-06-24","rates":{"USD":0.6498,"EUR":0.5597}}
+                     *     {"date":"2025-06-25","rates":{"USD":0.65,"EUR":0.5594}}
+                     *     {"date":"2025-06-26","rates":{"USD":0.6528,"EUR":0.5587}}
+                     *     {"date":"2025-06-27","rates":{"USD":0.6543,"EUR":0.5598}}
+                     *     {"date":"2025-06-30","rates":{"USD":0.655,"EUR":0.5586}}
+                     *     {"date":"2025-07-01","rates":{"USD":0.6579,"EUR":0.5582}}
+                     *     {"date":"2025-07-02","rates":{"USD":0.6577,"EUR":0.558}}
+                     *     {"date":"2025-07-03","rates":{"USD":0.6572,"EUR":0.5571}}
+                     *     {"date":"2025-07-04","rates":{"USD":0.6571,"EUR":0.5576}}
+                     */
+                    "application/x-ndjson": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag still matches */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
+                        success: false;
+                        /** @description What went wrong */
+                        error: {
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
+                            code: 400;
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
+                            type: "bad_request";
+                            /** @description What went wrong and what to do, for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key: `unauthorized`, `invalid_api_key`, `account_suspended` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
+                        success: false;
+                        /** @description What went wrong */
+                        error: {
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
+                            code: 401;
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
+                            type: "unauthorized" | "invalid_api_key" | "account_suspended";
+                            /** @description What went wrong and what to do, for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Refused: `plan_restricted`, `https_required`, `key_restricted` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
+                        success: false;
+                        /** @description What went wrong */
+                        error: {
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
+                            code: 403;
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
+                            type: "plan_restricted" | "https_required" | "key_restricted";
+                            /** @description What went wrong and what to do, for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
+                        success: false;
+                        /** @description What went wrong */
+                        error: {
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
+                            code: 404;
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
+                            type: "not_found";
+                            /** @description What went wrong and what to do, for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not acceptable: the Accept header allows none of the formats: `not_acceptable` */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
+                        success: false;
+                        /** @description What went wrong */
+                        error: {
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
+                            code: 406;
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
+                            type: "not_acceptable";
+                            /** @description What went wrong and what to do, for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Quota or limit used up: `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Monthly": components["headers"]["X-RateLimit-Limit-Monthly"];
+                    "X-RateLimit-Remaining-Monthly": components["headers"]["X-RateLimit-Remaining-Monthly"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
+                        success: false;
+                        /** @description What went wrong */
+                        error: {
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
+                            code: 429;
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
+                            type: "rate_limit_exceeded";
+                            /** @description What went wrong and what to do, for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot answer now: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
+                        success: false;
+                        /** @description What went wrong */
+                        error: {
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
+                            code: 503;
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
+                            type: "service_unavailable";
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2007,20 +3154,11 @@ export interface operations {
     Fluctuation: {
         parameters: {
             query: {
-                /**
-                 * @description The first day of the range (YYYY-MM-DD)
-                 * @example 2023-01-01
-                 */
+                /** @description The first day of the range (YYYY-MM-DD) */
                 start_date: string;
-                /**
-                 * @description The last day of the range (YYYY-MM-DD), not before start_date
-                 * @example 2023-01-31
-                 */
+                /** @description The last day of the range (YYYY-MM-DD), not before start_date */
                 end_date: string;
-                /**
-                 * @description Comma-separated currency codes of /symbols, in any case; blanks around a code and repeats are ignored, an unsupported code is refused (400)
-                 * @example USD,EUR
-                 */
+                /** @description Comma-separated currency codes of /symbols, in any case; blanks around a code and repeats are ignored, an unsupported code is refused (400) */
                 symbols?: string;
                 /** @description Only AUD, the default (in any case): every rate is quoted against the Australian dollar */
                 base?: string;
@@ -2049,29 +3187,29 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "fluctuation": true,
-                     *       "start_date": "2023-01-01",
-                     *       "end_date": "2023-01-31",
+                     *       "start_date": "2024-07-01",
+                     *       "end_date": "2025-06-30",
                      *       "base": "AUD",
                      *       "rates": {
                      *         "USD": {
-                     *           "start_rate": 0.6828,
-                     *           "end_rate": 0.6811,
-                     *           "change": -0.0017,
-                     *           "change_pct": -0.248975,
-                     *           "min": 0.6811,
-                     *           "max": 0.6828,
-                     *           "mean": 0.68195,
-                     *           "days": 2
+                     *           "start_rate": 0.6668,
+                     *           "end_rate": 0.655,
+                     *           "change": -0.0118,
+                     *           "change_pct": -1.769646,
+                     *           "min": 0.5975,
+                     *           "max": 0.6932,
+                     *           "mean": 0.648233,
+                     *           "days": 251
                      *         },
                      *         "EUR": {
-                     *           "start_rate": 0.64,
-                     *           "end_rate": 0.6437,
-                     *           "change": 0.0037,
-                     *           "change_pct": 0.578125,
-                     *           "min": 0.64,
-                     *           "max": 0.6437,
-                     *           "mean": 0.64185,
-                     *           "days": 2
+                     *           "start_rate": 0.62,
+                     *           "end_rate": 0.5586,
+                     *           "change": -0.0614,
+                     *           "change_pct": -9.903226,
+                     *           "min": 0.5401,
+                     *           "max": 0.6239,
+                     *           "mean": 0.596319,
+                     *           "days": 251
                      *         }
                      *       }
                      *     }
@@ -2096,14 +3234,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2118,14 +3266,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 401;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "unauthorized" | "invalid_api_key" | "account_suspended";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2139,14 +3297,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "plan_restricted" | "https_required" | "key_restricted";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2160,14 +3328,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 404;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "not_found";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2185,14 +3363,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 429;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "rate_limit_exceeded";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2206,14 +3394,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2224,15 +3422,16 @@ export interface operations {
     RateDay: {
         parameters: {
             query?: {
-                /** @description Previous or next: a date without rates (for that currency) answers with the nearest rate day before or after it, `date` being the day used and `requested_date` the date asked for. Left out: exactly that date, or 404 */
-                fallback?: "previous" | "next";
+                /** @description Comma-separated currency codes of /symbols, in any case; blanks around a code and repeats are ignored, an unsupported code is refused (400) */
+                symbols?: string;
+                /** @description Only AUD, the default (in any case): every rate is quoted against the Australian dollar */
+                base?: string;
+                /** @description Previous, next or nearest: a date without rates (for that currency) answers with the nearest rate day before it, after it, or whichever is nearer (the earlier on a tie), `date` being the day used and `requested_date` the date asked for. Left out: exactly that date, or 404 */
+                fallback?: "previous" | "next" | "nearest";
             };
             header?: never;
             path: {
-                /**
-                 * @description A calendar date (Sydney) written YYYY-MM-DD, such as 2023-01-03; rates start in 2018
-                 * @example 2023-01-03
-                 */
+                /** @description A calendar date (Sydney) written YYYY-MM-DD, such as 2023-01-03; rates start in 2018 */
                 date: string;
             };
             cookie?: never;
@@ -2256,29 +3455,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": true,
-                     *       "timestamp": 1672704000,
+                     *       "timestamp": 1750982400,
                      *       "base": "AUD",
-                     *       "date": "2023-01-03",
+                     *       "date": "2025-06-27",
+                     *       "requested_date": "2025-06-28",
                      *       "rates": {
-                     *         "USD": 0.6828,
-                     *         "EUR": 0.64,
-                     *         "GBP": 0.5656,
-                     *         "JPY": 88.48,
-                     *         "CNY": 4.6994,
-                     *         "KRW": 867.16,
-                     *         "INR": 56.51,
-                     *         "SGD": 0.9134,
-                     *         "NZD": 1.076,
-                     *         "THB": 23.47,
-                     *         "MYR": 2.9975,
-                     *         "IDR": 10635,
-                     *         "VND": 16039,
-                     *         "HKD": 5.3316,
-                     *         "PHP": 38.07,
-                     *         "CHF": 0.631,
-                     *         "TWD": 20.97,
-                     *         "TWI": 61.4,
-                     *         "SDR": 0.5131
+                     *         "USD": 0.6543,
+                     *         "EUR": 0.5598,
+                     *         "GBP": 0.4767,
+                     *         "JPY": 94.51
                      *       }
                      *     }
                      */
@@ -2302,14 +3487,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2324,14 +3519,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 401;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "unauthorized" | "invalid_api_key" | "account_suspended";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2345,14 +3550,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "plan_restricted" | "https_required" | "key_restricted";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2366,14 +3581,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 404;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "not_found";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2391,14 +3616,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 429;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "rate_limit_exceeded";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2412,14 +3647,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2430,20 +3675,14 @@ export interface operations {
     RateDayCurrency: {
         parameters: {
             query?: {
-                /** @description Previous or next: a date without rates (for that currency) answers with the nearest rate day before or after it, `date` being the day used and `requested_date` the date asked for. Left out: exactly that date, or 404 */
-                fallback?: "previous" | "next";
+                /** @description Previous, next or nearest: a date without rates (for that currency) answers with the nearest rate day before it, after it, or whichever is nearer (the earlier on a tie), `date` being the day used and `requested_date` the date asked for. Left out: exactly that date, or 404 */
+                fallback?: "previous" | "next" | "nearest";
             };
             header?: never;
             path: {
-                /**
-                 * @description A calendar date (Sydney) written YYYY-MM-DD, such as 2023-01-03; rates start in 2018
-                 * @example 2023-01-03
-                 */
+                /** @description A calendar date (Sydney) written YYYY-MM-DD, such as 2023-01-03; rates start in 2018 */
                 date: string;
-                /**
-                 * @description A currency code of /symbols, in any case
-                 * @example USD
-                 */
+                /** @description A currency code of /symbols, in any case */
                 currency: string;
             };
             cookie?: never;
@@ -2467,11 +3706,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "success": true,
-                     *       "timestamp": 1672704000,
+                     *       "timestamp": 1734998400,
                      *       "base": "AUD",
-                     *       "date": "2023-01-03",
+                     *       "date": "2024-12-24",
+                     *       "requested_date": "2024-12-25",
                      *       "rates": {
-                     *         "USD": 0.6828
+                     *         "USD": 0.624
                      *       }
                      *     }
                      */
@@ -2495,14 +3735,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2517,14 +3767,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 401;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "unauthorized" | "invalid_api_key" | "account_suspended";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2538,14 +3798,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "plan_restricted" | "https_required" | "key_restricted";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2559,14 +3829,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 404;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "not_found";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2584,14 +3864,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 429;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "rate_limit_exceeded";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2605,14 +3895,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2679,14 +3979,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2701,14 +4011,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 401;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "invalid_api_key" | "account_suspended";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2722,14 +4042,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "https_required" | "key_restricted";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2743,14 +4073,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2826,14 +4166,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2848,14 +4198,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 401;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "invalid_api_key" | "account_suspended";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2869,14 +4229,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "webhooks_not_available" | "subscription_limit_reached" | "https_required" | "key_restricted";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2890,14 +4260,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2910,10 +4290,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The id of the subscription, as creating or listing it answered
-                 * @example 5f0c7e1a9b3d4c2e8a6f1b0d3e7c9a24
-                 */
+                /** @description The id of the subscription, as creating or listing it answered */
                 id: string;
             };
             cookie?: never;
@@ -2945,14 +4322,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2967,14 +4354,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 401;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "invalid_api_key" | "account_suspended";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -2988,14 +4385,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "https_required" | "key_restricted";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3009,14 +4416,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 404;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "not_found";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3030,14 +4447,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3050,10 +4477,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The id of the subscription, as creating or listing it answered
-                 * @example 5f0c7e1a9b3d4c2e8a6f1b0d3e7c9a24
-                 */
+                /** @description The id of the subscription, as creating or listing it answered */
                 id: string;
             };
             cookie?: never;
@@ -3066,7 +4490,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description true: deliver again (and start counting failures from 0); false: pause */
+                    /** @description `true` delivers again (and starts counting failures from 0); `false` pauses the subscription */
                     isActive: boolean;
                 };
             };
@@ -3109,14 +4533,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3131,14 +4565,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 401;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "invalid_api_key" | "account_suspended";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3152,14 +4596,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "webhooks_not_available" | "https_required" | "key_restricted";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3173,14 +4627,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 404;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "not_found";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3194,14 +4658,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3214,10 +4688,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The id of the subscription, as creating or listing it answered
-                 * @example 5f0c7e1a9b3d4c2e8a6f1b0d3e7c9a24
-                 */
+                /** @description The id of the subscription, as creating or listing it answered */
                 id: string;
             };
             cookie?: never;
@@ -3250,14 +4721,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3272,14 +4753,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 401;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "invalid_api_key" | "account_suspended";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3293,14 +4784,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "webhooks_not_available" | "https_required" | "key_restricted";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3314,14 +4815,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 404;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "not_found";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3335,14 +4846,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3358,10 +4879,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /**
-                 * @description The id of the subscription, as creating or listing it answered
-                 * @example 5f0c7e1a9b3d4c2e8a6f1b0d3e7c9a24
-                 */
+                /** @description The id of the subscription, as creating or listing it answered */
                 id: string;
             };
             cookie?: never;
@@ -3425,14 +4943,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3447,14 +4975,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 401;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "invalid_api_key" | "account_suspended";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3468,14 +5006,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "https_required" | "key_restricted";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3489,14 +5037,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 404;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "not_found";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3510,14 +5068,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3530,15 +5098,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The id of the subscription, as creating or listing it answered
-                 * @example 5f0c7e1a9b3d4c2e8a6f1b0d3e7c9a24
-                 */
+                /** @description The id of the subscription, as creating or listing it answered */
                 id: string;
-                /**
-                 * @description The id of the delivery (its X-ExchangeRates-Delivery header), as the delivery log lists it
-                 * @example 3b241101-e2bb-4255-8caf-4136c566a962
-                 */
+                /** @description The id of the delivery (its X-ExchangeRates-Delivery header), as the delivery log lists it */
                 deliveryId: string;
             };
             cookie?: never;
@@ -3587,14 +5149,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3609,14 +5181,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 401;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "invalid_api_key" | "account_suspended";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3630,14 +5212,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "webhooks_not_available" | "https_required" | "key_restricted";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3651,14 +5243,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 404;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "not_found";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3672,14 +5274,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3748,14 +5360,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3770,14 +5392,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 401;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "invalid_api_key" | "account_suspended";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3791,14 +5423,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "https_required" | "key_restricted";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3812,14 +5454,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3852,13 +5504,13 @@ export interface operations {
                     /** @description The code to watch: one of the 20 codes of /symbols but AUD */
                     currency: string;
                     /**
-                     * @description above, below or change_pct
+                     * @description When it fires: `above` or `below` a rate level, or `change_pct`, a move of a percentage in a day
                      * @enum {string}
                      */
                     condition: "above" | "below" | "change_pct";
                     /** @description A positive decimal of at most 6 places, below 1000000000: the rate level (A$1 = value units) for above and below, a percentage for change_pct */
                     value: number | string;
-                    /** @description email, webhook or both (webhook needs the Professional plan or above) */
+                    /** @description How it is sent: `email`, `webhook` or both (`webhook` needs the Professional plan or above) */
                     channels: string[];
                     /** @description A note of your own, at most 200 characters, shown when listing */
                     description?: string;
@@ -3905,14 +5557,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3927,14 +5589,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 401;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "invalid_api_key" | "account_suspended";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3948,14 +5620,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "alerts_not_available" | "alert_limit_reached" | "webhooks_not_available" | "https_required" | "key_restricted";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3969,14 +5651,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -3989,10 +5681,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The id of the alert, as creating or listing it answered
-                 * @example 9c4e1b7a2d3f4e5a8b6c0d1e2f3a4b5c
-                 */
+                /** @description The id of the alert, as creating or listing it answered */
                 id: string;
             };
             cookie?: never;
@@ -4024,14 +5713,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -4046,14 +5745,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 401;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "invalid_api_key" | "account_suspended";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -4067,14 +5776,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "https_required" | "key_restricted";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -4088,14 +5807,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 404;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "not_found";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -4109,14 +5838,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -4129,10 +5868,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The id of the alert, as creating or listing it answered
-                 * @example 9c4e1b7a2d3f4e5a8b6c0d1e2f3a4b5c
-                 */
+                /** @description The id of the alert, as creating or listing it answered */
                 id: string;
             };
             cookie?: never;
@@ -4145,7 +5881,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description false: pause; true: resume */
+                    /** @description `false` pauses the alert; `true` resumes it */
                     isActive: boolean;
                 };
             };
@@ -4190,14 +5926,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -4212,14 +5958,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 401;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "invalid_api_key" | "account_suspended";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -4233,14 +5989,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "alerts_not_available" | "https_required" | "key_restricted";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -4254,14 +6020,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 404;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "not_found";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -4275,14 +6051,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -4295,10 +6081,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The id of the alert, as creating or listing it answered
-                 * @example 9c4e1b7a2d3f4e5a8b6c0d1e2f3a4b5c
-                 */
+                /** @description The id of the alert, as creating or listing it answered */
                 id: string;
             };
             cookie?: never;
@@ -4343,14 +6126,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -4365,14 +6158,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 401;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "invalid_api_key" | "account_suspended";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -4386,14 +6189,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "alerts_not_available" | "https_required" | "key_restricted";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -4407,14 +6220,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 404;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "not_found";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -4428,14 +6251,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -4446,19 +6279,13 @@ export interface operations {
     Averages: {
         parameters: {
             query?: {
-                /**
-                 * @description A calendar year (2024), an Australian financial year (FY2025: 1 July 2024 to 30 June 2025), a half (2025-H1), a quarter (2025-Q3) or a month (2025-06), letters in any case; instead of start_date and end_date
-                 * @example 2023-01
-                 */
+                /** @description A calendar year (2024), an Australian financial year (FY2025: 1 July 2024 to 30 June 2025), a half (2025-H1), a quarter (2025-Q3) or a month (2025-06), letters in any case; instead of start_date and end_date */
                 period?: string;
                 /** @description The first day of a custom range (YYYY-MM-DD), with end_date instead of period */
                 start_date?: string;
                 /** @description The last day of a custom range (YYYY-MM-DD), at most 365 days after start_date */
                 end_date?: string;
-                /**
-                 * @description Comma-separated currency codes of /symbols, in any case; blanks around a code and repeats are ignored, an unsupported code is refused (400)
-                 * @example USD,EUR
-                 */
+                /** @description Comma-separated currency codes of /symbols, in any case; blanks around a code and repeats are ignored, an unsupported code is refused (400) */
                 symbols?: string;
                 /** @description Only AUD, the default (in any case): every rate is quoted against the Australian dollar */
                 base?: string;
@@ -4490,29 +6317,38 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "averages": true,
-                     *       "period": "2023-01",
-                     *       "start_date": "2023-01-01",
-                     *       "end_date": "2023-01-31",
+                     *       "period": "FY2025",
+                     *       "start_date": "2024-07-01",
+                     *       "end_date": "2025-06-30",
                      *       "complete": true,
                      *       "base": "AUD",
                      *       "rates": {
                      *         "USD": {
-                     *           "mean": 0.68195,
-                     *           "days": 2,
-                     *           "first_date": "2023-01-03",
-                     *           "last_date": "2023-01-04",
-                     *           "end_rate": 0.6811,
-                     *           "min": 0.6811,
-                     *           "max": 0.6828
+                     *           "mean": 0.648233,
+                     *           "days": 251,
+                     *           "first_date": "2024-07-01",
+                     *           "last_date": "2025-06-30",
+                     *           "end_rate": 0.655,
+                     *           "min": 0.5975,
+                     *           "max": 0.6932
                      *         },
                      *         "EUR": {
-                     *           "mean": 0.64185,
-                     *           "days": 2,
-                     *           "first_date": "2023-01-03",
-                     *           "last_date": "2023-01-04",
-                     *           "end_rate": 0.6437,
-                     *           "min": 0.64,
-                     *           "max": 0.6437
+                     *           "mean": 0.596319,
+                     *           "days": 251,
+                     *           "first_date": "2024-07-01",
+                     *           "last_date": "2025-06-30",
+                     *           "end_rate": 0.5586,
+                     *           "min": 0.5401,
+                     *           "max": 0.6239
+                     *         },
+                     *         "JPY": {
+                     *           "mean": 97.016175,
+                     *           "days": 251,
+                     *           "first_date": "2024-07-01",
+                     *           "last_date": "2025-06-30",
+                     *           "end_rate": 94.26,
+                     *           "min": 86.7,
+                     *           "max": 109.32
                      *         }
                      *       }
                      *     }
@@ -4520,10 +6356,12 @@ export interface operations {
                     "application/json": components["schemas"]["AveragesResponse"];
                     /**
                      * @example code,mean,days,first_date,last_date,end_rate,min,max
-                     *     USD,0.68195,2,2023-01-03,2023-01-04,0.6811,0.6811,0.6828
-                     *     EUR,0.64185,2,2023-01-03,2023-01-04,0.6437,0.64,0.6437
+                     *     USD,0.648233,251,2024-07-01,2025-06-30,0.6550,0.5975,0.6932
+                     *     EUR,0.596319,251,2024-07-01,2025-06-30,0.5586,0.5401,0.6239
+                     *     JPY,97.016175,251,2024-07-01,2025-06-30,94.26,86.70,109.32
                      */
                     "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             /** @description Not modified: the If-None-Match ETag still matches */
@@ -4543,14 +6381,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 400;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "bad_request";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -4565,14 +6413,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 401;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "unauthorized" | "invalid_api_key" | "account_suspended";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -4586,14 +6444,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 403;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "plan_restricted" | "https_required" | "key_restricted";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -4607,14 +6475,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 404;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "not_found";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -4632,14 +6510,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 429;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "rate_limit_exceeded";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };
@@ -4653,14 +6541,207 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
                         success: false;
+                        /** @description What went wrong */
                         error: {
-                            /** @constant */
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
                             code: 503;
-                            /** @enum {string} */
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
                             type: "service_unavailable";
-                            /** @description for people to read */
+                            /** @description What went wrong and what to do, for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    Usage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "plan": "business",
+                     *       "period_start": "2026-05-12T00:00:00.000Z",
+                     *       "period_end": "2026-06-12T00:00:00.000Z",
+                     *       "limit": 500000,
+                     *       "used": 42,
+                     *       "remaining": 499958,
+                     *       "key": {
+                     *         "prefix": "bondi",
+                     *         "monthly_cap": null,
+                     *         "used": 42
+                     *       },
+                     *       "endpoints": {
+                     *         "latest": 12,
+                     *         "historical": 9,
+                     *         "timeseries": 7,
+                     *         "convert": 5,
+                     *         "fluctuation": 3,
+                     *         "averages": 4,
+                     *         "export": 2,
+                     *         "mcp": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UsageResponse"];
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag still matches */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
+                        success: false;
+                        /** @description What went wrong */
+                        error: {
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
+                            code: 400;
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
+                            type: "bad_request";
+                            /** @description What went wrong and what to do, for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key: `invalid_api_key`, `account_suspended` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
+                        success: false;
+                        /** @description What went wrong */
+                        error: {
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
+                            code: 401;
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
+                            type: "invalid_api_key" | "account_suspended";
+                            /** @description What went wrong and what to do, for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description Refused: `https_required`, `key_restricted` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
+                        success: false;
+                        /** @description What went wrong */
+                        error: {
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
+                            code: 403;
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
+                            type: "https_required" | "key_restricted";
+                            /** @description What went wrong and what to do, for people to read */
+                            info: string;
+                        };
+                    };
+                };
+            };
+            /** @description The service cannot answer now: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Always `false` on an error
+                         * @constant
+                         */
+                        success: false;
+                        /** @description What went wrong */
+                        error: {
+                            /**
+                             * @description The HTTP status, again
+                             * @constant
+                             */
+                            code: 503;
+                            /**
+                             * @description What went wrong, as a name a program can test
+                             * @enum {string}
+                             */
+                            type: "service_unavailable";
+                            /** @description What went wrong and what to do, for people to read */
                             info: string;
                         };
                     };

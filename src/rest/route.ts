@@ -103,21 +103,23 @@ export interface RouteDoc {
 }
 
 /**
- * A request and the service's answer to it with the fixture data of test/fixtures/rba/, checked
- * against the live answer by test/rest/openapi.test.ts. The document shows it as the 200's example,
- * and its path segments, query parameters and body as the parameters' and the body's examples, so
- * that the code samples ask what the example answers.
+ * A request and the service's answer to it. The answers of a route that leaves them out here are
+ * recorded from the RBA's real data (seed/) in src/rest/openapi/examples.json by
+ * test/rest/openapi-examples.test.ts, which also checks every answer against the live service
+ * (`npm run docs:examples` records them again). The document shows the answer as the 200's
+ * example, and the request's path segments, query parameters and body as the parameters' and the
+ * body's examples, so that the docs page sends what the example answers.
  */
 export interface RouteExample {
   /** the path and query string, as sent */
   request: string;
   /** the JSON body sent */
   body?: Json;
-  /** the JSON answer; none for a route that answers only files */
+  /** the JSON answer, given here only when fields of it vary (`varies`); else recorded */
   response?: unknown;
-  /** the answer with `Accept: text/csv` */
+  /** the answer with `Accept: text/csv`; recorded */
   csv?: string;
-  /** the answer with `Accept: application/x-ndjson` */
+  /** the answer with `Accept: application/x-ndjson`; recorded */
   ndjson?: string;
   /** the answer's fields that differ from one request or service to another (ids, secrets, times), as dotted paths */
   varies?: readonly string[];

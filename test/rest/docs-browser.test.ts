@@ -57,6 +57,15 @@ it.skipIf(!CHROMIUM_AVAILABLE)('renders the API reference from this origin only'
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: new URL('docs.png', SCREENSHOTS).pathname });
 
+  // The code sample of an operation sends its example's parameters, optional ones included (a
+  // period for /averages: without it the request is 400), so what it shows is what it asks.
+  await page.getByText('Period averages: the figures accountants file').first().click();
+  await page
+    .getByText(/averages\?period=FY2025&symbols=USD%2CEUR%2CJPY/)
+    .first()
+    .waitFor({ timeout: 30_000 });
+  await page.screenshot({ path: new URL('docs-averages.png', SCREENSHOTS).pathname });
+
   expect(requested).toContain(`${origin}/openapi.json`);
   expect(requested.filter((url) => !url.startsWith(`${origin}/`) && !/^(data|blob):/.test(url))).toEqual([]);
   expect(failures).toEqual([]);

@@ -16,6 +16,13 @@ export const API_GUIDE = readFileSync(new URL('./guide.md', import.meta.url), 'u
 
 export const API_TITLE = 'AUD exchange rates API';
 
+type RecordedAnswers = Pick<RouteExample, 'response' | 'csv' | 'ndjson'>;
+/** The answers to the routes' example requests, recorded from the RBA's real data (see `RouteExample`). */
+const RECORDED = JSON.parse(readFileSync(new URL('./examples.json', import.meta.url), 'utf8')) as Readonly<Record<string, RecordedAnswers>>;
+
+/** A route's example: its request, with the answers it gives or those recorded for it. */
+export const exampleOf = (route: Route): RouteExample => ({ ...RECORDED[route.name], ...route.doc!.example });
+
 type Json = Record<string, unknown>;
 
 const SCHEMA_TARGET = {
@@ -25,6 +32,10 @@ const SCHEMA_TARGET = {
   // expression for it would say the same unreadably.
   override: ({ jsonSchema }: { jsonSchema: Json }) => {
     if (jsonSchema.format) delete jsonSchema.pattern;
+    // zod gives every integer the bounds of a safe integer, which say nothing a reader can use:
+    // only a bound the schema sets itself is shown.
+    if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+    if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
     // The docs page's renderer refuses a schema without a `type`, such as an `anyOf` of plain values:
     // a nullable value is written as a list of types, and a string of either of two kinds as one
     // string, its kinds in its description.
@@ -58,7 +69,7 @@ const header = (description: string, schema: Json = { type: 'string' }) => ({ de
 const HEADERS = {
   'X-Request-Id': header('A unique id for the request, on every response; quote it when asking for help'),
   ETag: header('The version of the answer: send it back in If-None-Match to get a 304 when it has not changed'),
-  'Cache-Control': header('`no-store` on keyed answers, `no-cache` on / and /status, `public, max-age=86400` on /symbols'),
+  'Cache-Control': header('`no-store` on keyed answers, `no-cache` on / and /status, `public, max-age=86400` on /symbols, `public, max-age=3600` on /calendar'),
   'X-RateLimit-Limit-Monthly': header("The plan's monthly quota (Free: its one-time allowance of 300)", { type: 'integer' }),
   'X-RateLimit-Remaining-Monthly': header('Requests left in this billing period', { type: 'integer' }),
   'X-RateLimit-Reset': header(
@@ -136,14 +147,15 @@ function fileExample(example: RouteExample, format: FileFormat): Json {
 
 function responsesOf(route: Route): Json {
   const doc = route.doc!;
+  const example = exampleOf(route);
   const isGet = route.method === 'GET';
   const freshness: HeaderName[] = route.rates ? ['X-Data-Stale', 'X-RBA-Source-Date'] : [];
   const successHeaders: HeaderName[] = ['X-Request-Id', 'Cache-Control', ...(isGet ? (['ETag'] as const) : []), ...rateLimitHeaders(route), ...freshness];
   const content: Json = {};
   for (const representation of representationsOf(route)) {
     const type = MEDIA_TYPES[representation];
-    if (representation === 'json') content[type] = { schema: jsonSchema(route.response!), example: doc.example.response };
-    else content[type] = { schema: { type: 'string', description: FILE_DESCRIPTIONS[representation] }, ...fileExample(doc.example, representation) };
+    if (representation === 'json') content[type] = { schema: jsonSchema(route.response!), example: example.response };
+    else content[type] = { schema: { type: 'string', description: FILE_DESCRIPTIONS[representation] }, ...fileExample(example, representation) };
   }
   if (route.files) successHeaders.push('Content-Disposition');
   const responses: Json = { 200: { description: STATUS_TEXT[200], headers: headerRefs(successHeaders), content } };
@@ -180,7 +192,10 @@ function exampleValues(route: Route, example: RouteExample): { path: Record<stri
 
 /**
  * The parameters of `schema`, each with its description (from the schema, said once, on the
- * parameter) and the example request's value as its example, which code samples show.
+ * parameter) and the example request's value as its example, which the docs page's code samples
+ * and its "Test Request" send. The page leaves out an optional parameter unless its example says
+ * `x-disabled: false` (Scalar's extension of the Example Object), so every value of the example
+ * request is given that way: the page then sends exactly the request whose answer it shows.
  */
 function parametersOf(schema: NamedValues | undefined, place: 'query' | 'path', example: (name: string) => string | null | undefined): Json[] {
   return Object.entries(schema?.shape ?? {}).map(([name, value]) => {
@@ -193,7 +208,7 @@ function parametersOf(schema: NamedValues | undefined, place: 'query' | 'path', 
       required: place === 'path' || !value.isOptional(),
       ...(description ? { description } : {}),
       schema: valueSchema,
-      ...(given != null ? { example: given } : {}),
+      ...(given != null ? { examples: { default: { value: given, 'x-disabled': false } } } : {}),
     };
   });
 }
@@ -251,8 +266,8 @@ export function openApiDocument(table: readonly Route[], options: DocumentOption
   const paths: Record<string, Json> = {};
   for (const route of table) {
     if (!route.doc) throw new Error(`Route ${route.name} has no doc for the OpenAPI document`);
-    if (route.respond && (!route.response || route.doc.example.response === undefined))
-      throw new Error(`Route ${route.name} answers JSON: its doc needs a response and an example of it`);
+    // (a route without a recorded example yet is served without one, so that the test that records it can run)
+    if (route.respond && !route.response) throw new Error(`Route ${route.name} answers JSON: its doc needs the response's schema`);
     (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operationOf(route);
   }
   const { schemas } = z.toJSONSchema(z.globalRegistry, { ...SCHEMA_TARGET, uri: COMPONENT }) as { schemas: Record<string, Json> };

@@ -34,12 +34,15 @@ export const createAlert = defineRoute(Schemas.AlertResponse)({
   auth: 'account',
   body: z.object({
     currency: Field.text.meta({ description: 'The code to watch: one of the 20 codes of /symbols but AUD' }),
-    condition: Field.text.meta({ enum: ['above', 'below', 'change_pct'], description: 'above, below or change_pct' }),
+    condition: Field.text.meta({
+      enum: ['above', 'below', 'change_pct'],
+      description: 'When it fires: `above` or `below` a rate level, or `change_pct`, a move of a percentage in a day',
+    }),
     value: Field.decimal.meta({
       description:
         'A positive decimal of at most 6 places, below 1000000000: the rate level (A$1 = value units) for above and below, a percentage for change_pct',
     }),
-    channels: Field.strings.meta({ description: 'email, webhook or both (webhook needs the Professional plan or above)' }),
+    channels: Field.strings.meta({ description: 'How it is sent: `email`, `webhook` or both (`webhook` needs the Professional plan or above)' }),
     description: Field.text.optional().meta({ description: 'A note of your own, at most 200 characters, shown when listing' }),
   }),
   document: graphql(`
@@ -92,7 +95,7 @@ export const updateAlert = defineRoute(Schemas.AlertResponse)({
   path: `${ALERTS}/:id`,
   auth: 'account',
   params: ALERT_PARAMS,
-  body: z.object({ isActive: Field.boolean.meta({ description: 'false: pause; true: resume' }) }),
+  body: z.object({ isActive: Field.boolean.meta({ description: '`false` pauses the alert; `true` resumes it' }) }),
   document: graphql(`mutation UpdateAlert($id: Text!, $isActive: Boolean!) {
     setAlertActive(id: $id, isActive: $isActive) { ${ALERT_FIELDS} }
   }`),

@@ -45,23 +45,7 @@ export const averages = defineRoute(Schemas.AveragesResponse)({
     description:
       "Per code, over the rate days of the period that carry a value: the mean (exact, rounded half away from zero to 6 places), the number of days, the first and last of them, the rate on the last (the nearest actual rate at the period's end), the lowest and the highest. Give exactly one of `period` or `start_date` and `end_date` (at most 365 days apart). Starter keys reach periods inside their 30-day history window; Professional and above any period from 2018; Free none. A code without a value in the period is left out; a period without any rate day is 404. With `Accept: text/csv` the answer is a CSV file: a header row `code,mean,days,first_date,last_date,end_rate,min,max` and one row per code (with `interval=month`, a leading `month` column and one row per month and code), the mean with 6 decimal places and the rates with the decimals the RBA published. With `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` it is an Excel workbook: an `Averages` sheet (and with `interval=month` a `Months` sheet) with real dates and numbers formatted the same way, and a `Source` sheet naming RBA table F11.1, each code's series id and units, and when the data was read. Counted as one request whatever the format; errors stay JSON.",
     errors: ['plan_restricted', 'not_found'],
-    example: {
-      request: '/averages?period=2023-01&symbols=USD,EUR',
-      response: {
-        success: true,
-        averages: true,
-        period: '2023-01',
-        start_date: '2023-01-01',
-        end_date: '2023-01-31',
-        complete: true,
-        base: 'AUD',
-        rates: {
-          USD: { mean: 0.68195, days: 2, first_date: '2023-01-03', last_date: '2023-01-04', end_rate: 0.6811, min: 0.6811, max: 0.6828 },
-          EUR: { mean: 0.64185, days: 2, first_date: '2023-01-03', last_date: '2023-01-04', end_rate: 0.6437, min: 0.64, max: 0.6437 },
-        },
-      },
-      csv: 'code,mean,days,first_date,last_date,end_rate,min,max\nUSD,0.681950,2,2023-01-03,2023-01-04,0.6811,0.6811,0.6828\nEUR,0.641850,2,2023-01-03,2023-01-04,0.6437,0.6400,0.6437\n',
-    },
+    example: { request: '/averages?period=FY2025&symbols=USD,EUR,JPY' },
   },
   cacheControl: 'no-store',
 });

@@ -56,16 +56,7 @@ export const convert = defineRoute(Schemas.ConversionResponse)({
     description:
       "With a key: counted against the monthly quota, and `date` may be any day within the plan's history. Without a key (free mode): the newest rates only, `free: true` in the answer, 3 requests an hour per client; a `date` without a key is 401. The rate is units of `to` per unit of `from` (the AUD rate of `to` divided by that of `from`), from the newest day on or before `date` on which both have a rate; `date` in the answer says which day that was.",
     errors: ['plan_restricted'],
-    example: {
-      request: '/convert?from=USD&to=EUR&amount=100&date=2023-01-03',
-      response: {
-        success: true,
-        query: { from: 'USD', to: 'EUR', amount: 100 },
-        info: { rate: 0.937317, timestamp: 1672704000 },
-        date: '2023-01-03',
-        result: 93.7317,
-      },
-    },
+    example: { request: '/convert?from=USD&to=EUR&amount=100&date=2025-06-30' },
   },
   cacheControl: 'no-store',
 });

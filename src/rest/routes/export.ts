@@ -48,11 +48,7 @@ export const rateExport = defineRoute(null)({
     description:
       'Business and Enterprise. Every stored rate day from 2018 on, or those of `start_date` to `end_date` (either may be left out; no range limit), with `symbols` as elsewhere, in one answer written as it is produced, whatever its length. A CSV file by default (`text/csv; charset=utf-8`, the layout of /timeseries\' CSV: a header row `date,USD,EUR,…`, a row per rate day, each value with the decimals the RBA published); with `Accept: application/x-ndjson`, one JSON object a line, `{"date", "rates"}`, in date order; with `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet`, an Excel workbook with a `Rates` sheet and a `Source` sheet. An Accept that allows none of the three is 406 `not_acceptable`. One request against the quota; errors are JSON.',
     errors: ['plan_restricted', 'not_found', 'not_acceptable'],
-    example: {
-      request: '/export?start_date=2023-01-01&end_date=2023-01-31&symbols=USD,EUR',
-      csv: 'date,USD,EUR\n2023-01-03,0.6828,0.6400\n2023-01-04,0.6811,0.6437\n',
-      ndjson: '{"date":"2023-01-03","rates":{"USD":0.6828,"EUR":0.64}}\n{"date":"2023-01-04","rates":{"USD":0.6811,"EUR":0.6437}}\n',
-    },
+    example: { request: '/export?start_date=2025-06-23&end_date=2025-07-04&symbols=USD,EUR' },
   },
   cacheControl: 'no-store',
 });

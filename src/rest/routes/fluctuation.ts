@@ -43,20 +43,7 @@ export const fluctuation = defineRoute(Schemas.FluctuationResponse)({
     description:
       'Per code, over the days of the range on which it has a rate: the rate on the first and last of them, the exact change, the change in percent and the mean (both rounded half away from zero to 6 places), the lowest and highest rate and the number of days. The range rules, plan limits and errors of /timeseries apply; a range without any rate day is 404, a code without a rate in it is left out.',
     errors: ['plan_restricted', 'not_found'],
-    example: {
-      request: '/fluctuation?start_date=2023-01-01&end_date=2023-01-31&symbols=USD,EUR',
-      response: {
-        success: true,
-        fluctuation: true,
-        start_date: '2023-01-01',
-        end_date: '2023-01-31',
-        base: 'AUD',
-        rates: {
-          USD: { start_rate: 0.6828, end_rate: 0.6811, change: -0.0017, change_pct: -0.248975, min: 0.6811, max: 0.6828, mean: 0.68195, days: 2 },
-          EUR: { start_rate: 0.64, end_rate: 0.6437, change: 0.0037, change_pct: 0.578125, min: 0.64, max: 0.6437, mean: 0.64185, days: 2 },
-        },
-      },
-    },
+    example: { request: '/fluctuation?start_date=2024-07-01&end_date=2025-06-30&symbols=USD,EUR' },
   },
   cacheControl: 'no-store',
 });

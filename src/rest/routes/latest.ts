@@ -29,10 +29,7 @@ export const latest = defineRoute(Schemas.RatesResponse)({
     summary: 'The newest published rates',
     description: 'The newest day the RBA published; a code it did not publish that day is left out.',
     errors: [],
-    example: {
-      request: '/latest?symbols=USD,EUR,JPY',
-      response: { success: true, timestamp: 1778457600, base: 'AUD', date: '2026-05-11', rates: { USD: 0.7013, EUR: 0.5964, JPY: 109.02 } },
-    },
+    example: { request: '/latest?symbols=USD,EUR,JPY' },
   },
   cacheControl: 'no-store',
 });
@@ -60,7 +57,7 @@ export const latestCurrency = defineRoute(Schemas.RatesResponse)({
     summary: 'The newest published rate of one currency',
     description: 'The newest day on which that code has a rate, which may be older than /latest for a code the RBA stopped publishing.',
     errors: ['not_found'],
-    example: { request: '/latest/USD', response: { success: true, timestamp: 1778457600, base: 'AUD', date: '2026-05-11', rates: { USD: 0.7013 } } },
+    example: { request: '/latest/USD' },
   },
   cacheControl: 'no-store',
 });

@@ -34,36 +34,7 @@ export const rateDay = defineRoute(Schemas.RatesResponse)({
     description:
       'Exactly that date: a weekend, a holiday or a day the RBA did not publish is 404, unless `fallback` asks for the nearest rate day before it, after it, or whichever is nearer (`nearest`, the earlier on a tie: the ATO\'s "exchange rate for the next closest day"). With `symbols`, only those codes, and a day on which none of them was published counts as a day without rates. The plan\'s history window applies to the date asked for and to the day used.',
     errors: ['plan_restricted', 'not_found'],
-    example: {
-      request: '/2023-01-03',
-      response: {
-        success: true,
-        timestamp: 1672704000,
-        base: 'AUD',
-        date: '2023-01-03',
-        rates: {
-          USD: 0.6828,
-          EUR: 0.64,
-          GBP: 0.5656,
-          JPY: 88.48,
-          CNY: 4.6994,
-          KRW: 867.16,
-          INR: 56.51,
-          SGD: 0.9134,
-          NZD: 1.076,
-          THB: 23.47,
-          MYR: 2.9975,
-          IDR: 10635,
-          VND: 16039,
-          HKD: 5.3316,
-          PHP: 38.07,
-          CHF: 0.631,
-          TWD: 20.97,
-          TWI: 61.4,
-          SDR: 0.5131,
-        },
-      },
-    },
+    example: { request: '/2025-06-28?symbols=USD,EUR,GBP,JPY&fallback=nearest' },
   },
   cacheControl: 'no-store',
 });
@@ -94,7 +65,7 @@ export const rateDayCurrency = defineRoute(Schemas.RatesResponse)({
     description:
       'Exactly that date, and 404 when the RBA published no rate for that code on it, unless `fallback` asks for the nearest rate day of that code before it, after it, or whichever is nearer (`nearest`, the earlier on a tie).',
     errors: ['plan_restricted', 'not_found'],
-    example: { request: '/2023-01-03/USD', response: { success: true, timestamp: 1672704000, base: 'AUD', date: '2023-01-03', rates: { USD: 0.6828 } } },
+    example: { request: '/2024-12-25/USD?fallback=previous' },
   },
   cacheControl: 'no-store',
 });

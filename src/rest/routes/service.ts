@@ -1,5 +1,5 @@
 // The service's own endpoints: GET /, /status and /symbols.
-import { CURRENCIES, QUOTE_NOTE } from '../../domain/currencies.js';
+import { QUOTE_NOTE } from '../../domain/currencies.js';
 import { graphql } from '../../graphql.js';
 import * as Schemas from '../openapi/schemas.js';
 import { defineRoute } from '../route.js';
@@ -56,13 +56,10 @@ export const status = defineRoute(Schemas.StatusResponse)({
   doc: {
     summary: 'Whether the data is current',
     description:
-      'Never needs a key and is never metered. `stale` is true when the newest stored rates are older than the last publication the RBA should have made (business days, 4 pm Sydney, with an hour of grace). A 503 (`degraded` without servable data) has the same shape as the 200.',
+      'Never needs a key and is never metered. `stale` is true when the newest stored rates are older than the last publication the RBA should have made (business days, 4 pm Sydney, with two hours of grace). A 503 (`degraded` without servable data) has the same shape as the 200.',
     errors: [],
     otherResponses: { 503: Schemas.StatusResponse },
-    example: {
-      request: '/status',
-      response: { status: 'operational', last_update: '2026-05-12T03:00:00.000Z', stale: false, next_update_expected: '2026-05-12T06:00:00.000Z' },
-    },
+    example: { request: '/status' },
   },
   cacheControl: 'no-cache',
 });
@@ -87,16 +84,7 @@ export const symbols = defineRoute(Schemas.SymbolsResponse)({
   doc: {
     summary: 'The supported currency codes',
     errors: [],
-    example: {
-      request: '/symbols',
-      response: {
-        success: true,
-        symbols: Object.fromEntries(CURRENCIES.map(({ code, name, symbol, country }) => [code, { name, symbol, country }])),
-        count: CURRENCIES.length,
-        base: 'AUD',
-        note: 'All rates are quoted against the Australian dollar (AUD): each value is the units of foreign currency that 1 AUD buys, as published by the Reserve Bank of Australia (table F11.1, 4 pm Sydney). TWI is an index, not a currency.',
-      },
-    },
+    example: { request: '/symbols' },
   },
   cacheControl: 'public, max-age=86400',
 });

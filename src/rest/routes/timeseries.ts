@@ -46,19 +46,7 @@ export const timeSeries = defineRoute(Schemas.TimeSeriesResponse)({
     description:
       'Only days with data appear: weekends and holidays are left out, and a range without any rate day is 404. The range may be at most the plan\'s time-series range (Starter 7 days, Professional 90, Business and Enterprise 365) and must lie within its history. With `Accept: text/csv` the answer is a CSV file (`text/csv; charset=utf-8`, LF line ends, no BOM): a header row `date,USD,EUR,…` in the order of `symbols` (every code in /latest\'s order otherwise), one row per rate day, ascending, each value with the decimals the RBA published (`0.6400`, `88.48`, `10635`) and an empty cell where a code was not published. With `Accept: application/x-ndjson` it is one JSON object a line, `{"date", "rates"}`, in date order, written as it is produced. With `Accept: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` it is an Excel workbook: a `Rates` sheet of the CSV\'s rows with real dates and each value formatted with its published decimals, and a `Source` sheet naming RBA table F11.1, each code\'s series id and units, and when the data was read. Counted as one request whatever the format; errors stay JSON.',
     errors: ['plan_restricted', 'not_found'],
-    example: {
-      request: '/timeseries?start_date=2023-01-01&end_date=2023-01-31&symbols=USD,EUR',
-      response: {
-        success: true,
-        timeseries: true,
-        start_date: '2023-01-01',
-        end_date: '2023-01-31',
-        base: 'AUD',
-        rates: { '2023-01-03': { USD: 0.6828, EUR: 0.64 }, '2023-01-04': { USD: 0.6811, EUR: 0.6437 } },
-      },
-      csv: 'date,USD,EUR\n2023-01-03,0.6828,0.6400\n2023-01-04,0.6811,0.6437\n',
-      ndjson: '{"date":"2023-01-03","rates":{"USD":0.6828,"EUR":0.64}}\n{"date":"2023-01-04","rates":{"USD":0.6811,"EUR":0.6437}}\n',
-    },
+    example: { request: '/timeseries?start_date=2025-06-23&end_date=2025-07-04&symbols=USD,EUR' },
   },
   cacheControl: 'no-store',
 });

@@ -133,7 +133,9 @@ export const updateWebhookSubscription = defineRoute(Schemas.UpdateSubscriptionR
   path: `${SUBSCRIPTIONS}/:id`,
   auth: 'account',
   params: SUBSCRIPTION_ID,
-  body: z.object({ isActive: Field.boolean.meta({ description: 'true: deliver again (and start counting failures from 0); false: pause' }) }),
+  body: z.object({
+    isActive: Field.boolean.meta({ description: '`true` delivers again (and starts counting failures from 0); `false` pauses the subscription' }),
+  }),
   document: graphql(`mutation UpdateWebhookSubscription($id: Text!, $isActive: Boolean!) {
     setWebhookSubscriptionActive(id: $id, isActive: $isActive) { ${SUBSCRIPTION_FIELDS} }
   }`),
