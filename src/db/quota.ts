@@ -62,7 +62,7 @@ const SENT_AHEAD: Record<SentWith, RawBuilder<unknown>> = {
 
 /**
  * Grants each ask up to `wanted` units (fewer when fewer are left) of its account's count, and of
- * its capped key's, every ask in one call of `grant_units` (migration 0021), so the count is exact
+ * its capped key's, every ask in one call of `grant_units` (the baseline migration), so the count is exact
  * however many requests and processes race, and the requests of many accounts share one statement
  * and one commit. One grant per ask, in the asks' order; null for an account that is gone. The
  * asks name distinct accounts.
@@ -138,7 +138,7 @@ export type MarkedGrant = Grant & { mark: string };
  * the account in the same statement), so a refund whose own answer is lost can simply be asked
  * again. Whether it committed is read from its mark, once the transaction is no longer open: its
  * id is not enough, since a server restarting after a crash may give an id that never reached its
- * log to a new transaction (migration 0020). A count that has moved to a newer period since is
+ * log to a new transaction. A count that has moved to a newer period since is
  * left alone: the units were taken from a period that is over.
  */
 export async function refundIfCommitted(db: Kysely<Database>, accountId: string, grant: MarkedGrant): Promise<UnansweredGrantOutcome> {
