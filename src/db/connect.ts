@@ -5,7 +5,6 @@ import { PGlite, type QueryOptions, type Results } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql, type LogEvent, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import type pg from 'pg';
-import type { QueryResult } from 'pg';
 import { StoreUnavailableError } from '../errors.js';
 import { narrowToOwner } from '../private-files.js';
 import type { PoolUse } from '../metrics.js';
@@ -109,8 +108,7 @@ async function snapshotOf(pglite: PGlite): Promise<Blob> {
  * PGlite's `query` runs a statement through the extended protocol: six calls into the database
  * (parse, describe, bind, describe, execute, sync) where `exec`'s simple protocol makes two. A
  * statement without parameters gains nothing from the extended protocol, so it goes through `exec`:
- * the quota grant, which inlines its values for this (src/db/quota.ts), and begin and commit, all on
- * every keyed request's path. Everything else is PGlite's own.
+ * chiefly the begin and commit of every transaction. Everything else is PGlite's own.
  */
 function simpleProtocolWhenParameterless(pglite: PGlite): PGlite {
   async function query<T>(text: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
@@ -216,10 +214,7 @@ function reportingStalls(pool: pg.Pool): PostgresPool {
       client.on('error', lost);
       const query = async (sql: string, parameters: readonly unknown[]) => {
         try {
-          const result = (await client.query(sql, [...parameters])) as QueryResult | QueryResult[];
-          // A text of several statements (the quota grant's `begin; select …`) answers with each
-          // one's result: its last is the one asked for, as on PGlite.
-          return Array.isArray(result) ? result.at(-1)! : result;
+          return await client.query(sql, [...parameters]);
         } catch (error) {
           stalled ||= isStall(error);
           throw unavailable(error);

@@ -63,7 +63,7 @@ export interface AccountsTable {
   free_used: ColumnType<number, number | undefined, number>;
 }
 
-/** A grant whose commit went unanswered, found committed and given back (migration 0013). */
+/** A grant whose commit went unanswered, found committed and given back. */
 export interface QuotaRefundsTable {
   /** the grant's transaction (pg_current_xact_id): a grant is refunded at most once */
   grant_transaction: ColumnType<number, number, never>;
@@ -74,7 +74,7 @@ export interface QuotaRefundsTable {
   refunded_at: CreatedAt;
 }
 
-/** The mark a grant that commits apart writes in its transaction: there only if it committed (migration 0020). */
+/** The mark a grant that commits apart writes in its transaction: there only if it committed. */
 export interface QuotaGrantMarksTable {
   mark: ColumnType<string, string, never>;
   granted_at: CreatedAt;

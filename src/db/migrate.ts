@@ -3,51 +3,11 @@ import { inspect } from 'node:util';
 import { Migrator, sql, type Kysely, type Migration, type MigrationResultSet } from 'kysely';
 import { openDatabase, reachStore, type OpenDatabase } from './connect.js';
 import type { Database } from './database.js';
-import * as m0001 from './migrations/0001_rates_and_keys.js';
-import * as m0002 from './migrations/0002_quota_and_usage.js';
-import * as m0003 from './migrations/0003_webhooks.js';
-import * as m0004 from './migrations/0004_free_allowance.js';
-import * as m0005 from './migrations/0005_history_imports.js';
-import * as m0006 from './migrations/0006_dashboard.js';
-import * as m0007 from './migrations/0007_webhook_attempts.js';
-import * as m0008 from './migrations/0008_conversions_keyless_polls.js';
-import * as m0009 from './migrations/0009_account_usage_rollups.js';
-import * as m0010 from './migrations/0010_webhook_rollups.js';
-import * as m0011 from './migrations/0011_grant_units.js';
-import * as m0012 from './migrations/0012_grant_units_no_key_lock.js';
-import * as m0013 from './migrations/0013_unanswered_grant_refunds.js';
-import * as m0014 from './migrations/0014_refunds_per_account.js';
-import * as m0015 from './migrations/0015_grant_units_many.js';
-import * as m0016 from './migrations/0016_grant_units_for_all.js';
-import * as m0017 from './migrations/0017_delivery_log.js';
-import * as m0018 from './migrations/0018_key_restrictions.js';
-import * as m0019 from './migrations/0019_rate_alerts.js';
-import * as m0020 from './migrations/0020_grant_marks.js';
-import * as m0021 from './migrations/0021_grant_units_uncapped.js';
+import * as baseline from './migrations/0001_baseline.js';
 
 // Listed explicitly rather than read from disk, so they run the same under tsx, a bundle or tests.
 const migrations: Record<string, Migration> = {
-  '0001_rates_and_keys': m0001,
-  '0002_quota_and_usage': m0002,
-  '0003_webhooks': m0003,
-  '0004_free_allowance': m0004,
-  '0005_history_imports': m0005,
-  '0006_dashboard': m0006,
-  '0007_webhook_attempts': m0007,
-  '0008_conversions_keyless_polls': m0008,
-  '0009_account_usage_rollups': m0009,
-  '0010_webhook_rollups': m0010,
-  '0011_grant_units': m0011,
-  '0012_grant_units_no_key_lock': m0012,
-  '0013_unanswered_grant_refunds': m0013,
-  '0014_refunds_per_account': m0014,
-  '0015_grant_units_many': m0015,
-  '0016_grant_units_for_all': m0016,
-  '0017_delivery_log': m0017,
-  '0018_key_restrictions': m0018,
-  '0019_rate_alerts': m0019,
-  '0020_grant_marks': m0020,
-  '0021_grant_units_uncapped': m0021,
+  '0001_baseline': baseline,
 };
 
 export function migrator(db: Kysely<Database>): Migrator {

@@ -2,8 +2,7 @@
 // grants units to the waiting requests of any number of accounts atomically, so each count is exact
 // however many requests and processes race for the last units; docs/architecture.md ("The quota")
 // follows a grant from the limits step to the row.
-import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from './database.js';
 
 /** The count a request of an account draws on. */
@@ -46,40 +45,14 @@ export interface GrantAsk {
 }
 
 /**
- * What goes with the grant's statement in its round trip: nothing (it commits by itself, or with
- * the transaction it runs in), or the start of a transaction of its own on a connection the caller
- * holds and commits later, after first committing the one open there. A statement without
- * parameters goes as one simple query, which may hold several statements. A grant in a transaction
- * of its own writes its mark there.
- */
-export type SentWith = 'nothing' | 'begin' | 'commit, begin';
-
-const SENT_AHEAD: Record<SentWith, RawBuilder<unknown>> = {
-  nothing: sql``,
-  begin: sql`begin;`,
-  'commit, begin': sql`commit; begin;`,
-};
-
-/**
  * Grants each ask up to `wanted` units (fewer when fewer are left) of its account's count, and of
- * its capped key's, every ask in one call of `grant_units` (migration 0021), so the count is exact
- * however many requests and processes race, and the requests of many accounts share one statement
- * and one commit. One grant per ask, in the asks' order; null for an account that is gone. The
- * asks name distinct accounts.
+ * its capped key's, every ask in one call of `grant_units` (the baseline migration), so the count is
+ * exact however many requests and processes race, and the requests of many accounts share one
+ * statement. With a `mark`, the grant writes it in the transaction it runs in, which then commits
+ * apart from it. One grant per ask, in the asks' order; null for an account that is gone. The asks
+ * name distinct accounts.
  */
-export async function grantUnits(db: Kysely<Database>, asks: readonly GrantAsk[], sentWith: SentWith = 'nothing'): Promise<(Grant | null)[]> {
-  // The values are written into the statement as literals (all are the service's own: account ids
-  // from the database, dates, integers) because a statement without parameters costs PGlite much
-  // less work (src/db/connect.ts), and this is the statement of every keyed request; it is also
-  // what lets it share a round trip with `commit; begin;`.
-  const array = (value: (ask: GrantAsk) => string | number | null) => arrayLiteral(asks.map(value));
-  // Without a capped key among the asks, the keys and caps go as null, and the function takes its
-  // path that reads no key.
-  const capped = asks.some((ask) => ask.key);
-  const keys = capped ? array((ask) => ask.key?.id ?? null) : sql`null`;
-  const caps = capped ? array((ask) => ask.key?.cap ?? null) : sql`null`;
-  const mark = sentWith === 'nothing' ? null : randomUUID();
-  const marked = mark === null ? sql`` : sql`with marked as (insert into quota_grant_marks (mark) values (${sql.lit(mark)}::uuid))`;
+export async function grantUnits(db: Kysely<Database>, asks: readonly GrantAsk[], mark: string | null = null): Promise<(Grant | null)[]> {
   const { rows } = await sql<{
     ask_position: number;
     start: number;
@@ -88,10 +61,10 @@ export async function grantUnits(db: Kysely<Database>, asks: readonly GrantAsk[]
     key_start: number | null;
     transaction: string;
   }>`
-    ${SENT_AHEAD[sentWith]} ${marked} select g.ask_position, g.start, g.granted, g.counted_in, g.key_start, pg_current_xact_id()::text as transaction
-    from grant_units(${array((ask) => ask.accountId)}::uuid[], ${array((ask) => ask.count.period)}::date[],
-                     ${array((ask) => ask.limit)}::int[], ${array((ask) => ask.wanted)}::int[],
-                     ${keys}::uuid[], ${caps}::int[]) g`.execute(db);
+    select g.ask_position, g.start, g.granted, g.counted_in, g.key_start, pg_current_xact_id()::text as transaction
+    from grant_units(${mark}::uuid, ${asks.map((ask) => ask.accountId)}::uuid[], ${asks.map((ask) => ask.count.period)}::date[],
+                     ${asks.map((ask) => ask.limit)}::int[], ${asks.map((ask) => ask.wanted)}::int[],
+                     ${asks.map((ask) => ask.key?.id ?? null)}::uuid[], ${asks.map((ask) => ask.key?.cap ?? null)}::int[]) g`.execute(db);
   // An account that is gone has no row.
   const grants: (Grant | null)[] = new Array<Grant | null>(asks.length).fill(null);
   for (const row of rows) {
@@ -108,16 +81,6 @@ export async function grantUnits(db: Kysely<Database>, asks: readonly GrantAsk[]
     };
   }
   return grants;
-}
-
-/**
- * Values as one array constant, `'{"a","b",NULL}'`: a single literal for the database to read,
- * where `array[…]` of many values is as many for it to parse. Each element is quoted with its
- * quotes and backslashes escaped, so no value can end its element; Kysely quotes the whole.
- */
-function arrayLiteral(values: readonly (string | number | null)[]): RawBuilder<unknown> {
-  const elements = values.map((value) => (value === null ? 'NULL' : `"${String(value).replace(/["\\]/g, '\\$&')}"`));
-  return sql.lit(`{${elements.join(',')}}`);
 }
 
 /** What the database says of a grant whose commit went unanswered. */
@@ -138,7 +101,7 @@ export type MarkedGrant = Grant & { mark: string };
  * the account in the same statement), so a refund whose own answer is lost can simply be asked
  * again. Whether it committed is read from its mark, once the transaction is no longer open: its
  * id is not enough, since a server restarting after a crash may give an id that never reached its
- * log to a new transaction (migration 0020). A count that has moved to a newer period since is
+ * log to a new transaction. A count that has moved to a newer period since is
  * left alone: the units were taken from a period that is over.
  */
 export async function refundIfCommitted(db: Kysely<Database>, accountId: string, grant: MarkedGrant): Promise<UnansweredGrantOutcome> {
@@ -206,14 +169,4 @@ export async function countInWindow(db: Kysely<Database>, client: string, now: D
     returning window_start, requests`.execute(db);
   const row = rows[0]!;
   return { windowStart: new Date(row.window_start), requests: Number(row.requests) };
-}
-
-/** Commits the grant that `grantUnits` left open on this connection (sent with 'begin'). */
-export async function commitGrant(connection: Kysely<Database>): Promise<void> {
-  await sql`commit`.execute(connection);
-}
-
-/** Ends whatever transaction a failed round trip left open, so the connection goes back clean. */
-export async function rollbackGrant(connection: Kysely<Database>): Promise<void> {
-  await sql`rollback`.execute(connection);
 }

@@ -8,15 +8,16 @@
 // end of a quota the same statement simply grants that account fewer units than asked. A key with a
 // monthly cap is held to it in the same statement, so the cap is as exact as the quota. The way of a
 // grant from the limits step to the account row: docs/architecture.md, "The quota".
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
-import { commitGrant, grantUnits, rollbackGrant, type Grant, type GrantAsk, type QuotaCount } from '../db/quota.js';
+import { grantUnits, type Grant, type GrantAsk, type QuotaCount } from '../db/quota.js';
 import { billingPeriod, type BillingPeriod } from '../domain/billing.js';
 import { secondsUntil } from '../domain/calendar.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
-import { InvalidApiKeyError, StoreUnavailableError } from '../errors.js';
+import { InvalidApiKeyError } from '../errors.js';
 import { RateLimitedError } from '../http/http-errors.js';
 import type { ApiKeyViewer } from '../schema/context.js';
 import { UnansweredGrants } from './unanswered-grants.js';
@@ -154,86 +155,44 @@ export class MonthlyQuota {
     return [...asks.values()];
   }
 
+  /** Grants for whoever waits, one statement after another, until nobody does. */
   private async grant(): Promise<void> {
-    try {
-      if (!this.options.commitApart) await this.grantInProcess();
-      else while (this.waiting.length > 0) await this.grantOnServer();
-    } catch (error) {
-      // No connection to grant on: whoever waits fails now rather than wait out another bound.
-      for (const waiter of this.waiting.splice(0)) waiter.reject(error);
-    } finally {
-      this.granting = false;
-    }
-  }
-
-  /** PGlite: each grant is one statement that commits by itself, for the requests waiting then. */
-  private async grantInProcess(): Promise<void> {
     let asks: Ask[] = [];
     try {
       while (this.waiting.length > 0) {
         asks = this.nextAsks();
-        handAll(asks, await grantUnits(this.db, asks));
+        handAll(asks, await this.grantOnce(asks));
         asks = [];
       }
     } catch (error) {
       // Whoever waits behind a failed grant fails with it rather than wait out another bound.
       for (const waiter of [...waitersOf(asks), ...this.waiting.splice(0)]) waiter.reject(error);
+    } finally {
+      this.granting = false;
     }
   }
 
   /**
-   * A Postgres server: each grant is a transaction of its own, answered before its commit is
-   * sent, so that a commit whose answer is lost can be told from one that never happened (its
-   * transaction is known). While requests keep coming, a grant's commit goes in the round trip of
-   * the next grant (`commit; begin; select …`), so that a grant still costs one round trip; its
-   * requests are answered once that trip is. The last grant of a run commits alone, and so does
-   * every GRANTS_PER_CONNECTION-th, giving the connection back.
+   * One grant. On PGlite the statement commits by itself. On a Postgres server it runs in a
+   * transaction of its own and writes a mark there, so that when the answer to its commit is lost
+   * the grant, already known, can be asked about later (src/rest/unanswered-grants.ts).
    */
-  private grantOnServer(): Promise<void> {
-    return this.db.connection().execute(async (connection) => {
-      /** the grant answered last, its commit not yet answered */
-      let open: { grants: (Grant | null)[]; asks: Ask[] } | null = null;
-      let asks: Ask[] = [];
-      try {
-        for (let grants = 0; ; grants++) {
-          if (grants < GRANTS_PER_CONNECTION) asks = this.nextAsks();
-          if (asks.length > 0) {
-            const sentWith = open ? 'commit, begin' : 'begin';
-            const granted = await grantUnits(connection, asks, sentWith);
-            if (open) handAll(open.asks, open.grants);
-            open = { grants: granted, asks };
-            asks = [];
-          } else if (open) {
-            await commitGrant(connection);
-            handAll(open.asks, open.grants);
-            open = null;
-          } else {
-            return;
-          }
-        }
-      } catch (error) {
-        // The round trip that failed carried the open grant's commit: it may have committed all
-        // the same. Its requests, and whoever waits behind it, are answered 503 with this error.
-        const unanswered = open;
-        unanswered?.asks.forEach((ask, i) => {
-          const grant = unanswered.grants[i];
-          if (grant) this.unanswered.add(ask.accountId, grant);
-        });
-        for (const waiter of [...waitersOf(open?.asks ?? []), ...waitersOf(asks), ...this.waiting.splice(0)]) waiter.reject(error);
-        // A connection that stalled is discarded; any other goes back to the pool out of the
-        // transaction the failed round trip may have left open.
-        if (!(error instanceof StoreUnavailableError)) await rollbackGrant(connection).catch(() => undefined);
-      }
-    });
+  private async grantOnce(asks: readonly Ask[]): Promise<(Grant | null)[]> {
+    if (!this.options.commitApart) return grantUnits(this.db, asks);
+    const mark = randomUUID();
+    const answered: { grants?: (Grant | null)[] } = {};
+    try {
+      await this.db.transaction().execute(async (transaction) => {
+        answered.grants = await grantUnits(transaction, asks, mark);
+      });
+      return answered.grants!;
+    } catch (error) {
+      // Answered but not known to have committed: its requests fail, and it is settled later.
+      answered.grants?.forEach((grant, i) => grant && this.unanswered.add(asks[i]!.accountId, grant));
+      throw error;
+    }
   }
 }
-
-/**
- * A run of grants holds its connection from one grant to the next. This many at most, so that the
- * run gives its connection back to the pool now and then rather than keep it for as long as
- * requests keep coming.
- */
-const GRANTS_PER_CONNECTION = 16;
 
 const waitersOf = (asks: readonly Ask[]): Waiter[] => asks.flatMap((ask) => ask.waiters);
 

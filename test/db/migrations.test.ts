@@ -1,8 +1,11 @@
 // Migrations on a fresh database of the test's own (not the run's template): up creates the
-// project's tables, down all the way leaves none of them, and up again works.
+// project's tables and exactly the schema src/db/schema.sql shows, down all the way leaves none of
+// them, and up again works.
+import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { migrateDown, migrateToLatest, migrator } from '../../src/db/migrate.js';
+import { dumpSchema, SCHEMA_FILE } from '../../src/db/schema-dump.js';
 import { emptyDatabaseForFile } from '../support/db.js';
 
 // The first migration's tables; later migrations add more, which the tests find by looking.
@@ -46,6 +49,10 @@ describe('migrations', () => {
     expect(await tables()).toEqual(all);
   });
 
+  it('up leaves the schema src/db/schema.sql shows (`npm run schema:dump` writes it)', async () => {
+    expect(await dumpSchema(database.db)).toBe(readFileSync(SCHEMA_FILE, 'utf8'));
+  });
+
   it('down leaves no project tables (nor their indexes or sequences)', async () => {
     await migrateAllDown();
     expect(await applied()).toEqual([]);
@@ -61,6 +68,7 @@ describe('migrations', () => {
   it('up again works and the tables take data', async () => {
     await migrateToLatest(database.db);
     expect(await tables()).toEqual([...projectTables, ...MIGRATOR_TABLES].sort());
+    expect(await dumpSchema(database.db)).toBe(readFileSync(SCHEMA_FILE, 'utf8'));
     const { id } = await database.db
       .insertInto('publications')
       .values({ source: 'test', format: 'csv', first_date: '2024-01-02', last_date: '2024-01-02', days: 1, inserted: 1, updated: 0 })

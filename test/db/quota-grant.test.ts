@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import { grantUnits, pruneGrantMarks, refundIfCommitted } from '../../src/db/quota.js';
-import { grantApart, grantOne, marked } from '../support/quota.js';
+import { grantApart, grantOne, grantOpen, marked } from '../support/quota.js';
 import { openTestDatabase } from '../support/db.js';
 
 let database: Awaited<ReturnType<typeof openTestDatabase>>;
@@ -86,19 +86,6 @@ describe('grantUnits for several accounts', () => {
     expect(await countsOf(paid)).toMatchObject({ quota_used: 5_000 });
     expect(await countsOf(free)).toMatchObject({ free_used: 13 });
     expect(await countsOf(other)).toMatchObject({ quota_used: 1 });
-  });
-
-  it('grants the same through a list of keys that are all null, as a process of the previous version sends it', async () => {
-    const [paid, free] = [await account({ quota_used: 4_998, quota_period: '2026-04-20' }), await account({ free_used: 10 })];
-    const { rows } = await sql<{ ask_position: number; start: number; granted: number; counted_in: string | null; key_start: number | null }>`
-      select * from grant_units(array[${paid}, ${free}]::uuid[], array['2026-04-20', null]::date[], array[5000, 300]::int[],
-                                array[5, 3]::int[], array[null, null]::uuid[], array[null, null]::int[])`.execute(db);
-    expect(rows).toEqual([
-      { ask_position: 1, start: 4_998, granted: 2, counted_in: '2026-04-20', key_start: null },
-      { ask_position: 2, start: 10, granted: 3, counted_in: null, key_start: null },
-    ]);
-    expect(await countsOf(paid)).toMatchObject({ quota_used: 5_000 });
-    expect(await countsOf(free)).toMatchObject({ free_used: 13 });
   });
 
   // Without an order, one statement could hold a row another waits for while waiting for one the
@@ -198,7 +185,7 @@ describe("grantUnits with a key's monthly cap", () => {
     const id = await account({ quota_used: 0, quota_period: '2026-04-20' });
     const capped = await key(id);
     const grant = await db.connection().execute(async (connection) => {
-      const [made] = await grantUnits(connection, [{ accountId: id, count: period, limit: 5_000, wanted: 3, key: { id: capped, cap: 10 } }], 'begin');
+      const [made] = await grantOpen(connection, [{ accountId: id, count: period, limit: 5_000, wanted: 3, key: { id: capped, cap: 10 } }]);
       await sql`commit`.execute(connection);
       return marked(made!);
     });
@@ -229,14 +216,10 @@ describe('refundIfCommitted', () => {
     const first = await account({ quota_used: 10, quota_period: '2026-04-20' });
     const second = await account({ quota_used: 20, quota_period: '2026-04-20' });
     const [one, two] = await db.connection().execute(async (connection) => {
-      const grants = await grantUnits(
-        connection,
-        [
-          { accountId: first, count: { period: '2026-04-20' }, limit: 5_000, wanted: 3 },
-          { accountId: second, count: { period: '2026-04-20' }, limit: 5_000, wanted: 4 },
-        ],
-        'begin',
-      );
+      const grants = await grantOpen(connection, [
+        { accountId: first, count: { period: '2026-04-20' }, limit: 5_000, wanted: 3 },
+        { accountId: second, count: { period: '2026-04-20' }, limit: 5_000, wanted: 4 },
+      ]);
       await sql`commit`.execute(connection);
       return grants.map((grant) => marked(grant!));
     });
@@ -328,7 +311,7 @@ describe('grant marks', () => {
     const id = await account({ quota_used: 0, quota_period: '2026-04-20' });
     const marks = [];
     for (let i = 0; i < 3; i++) marks.push((await grantApart(db, id, { period: '2026-04-20' }, 5_000, 1))!.mark);
-    await sql`update quota_grant_marks set granted_at = now() - interval '3 hours' where mark = any(${sql.lit(`{${marks.join(',')}}`)}::uuid[])`.execute(db);
+    await sql`update quota_grant_marks set granted_at = now() - interval '3 hours' where mark = any(${marks}::uuid[])`.execute(db);
     const before = new Date(Date.now() - 2 * 3_600_000);
     expect(await pruneGrantMarks(db, before, 2)).toBe(2);
     expect(await pruneGrantMarks(db, before, 2)).toBe(1);
@@ -353,8 +336,8 @@ describe('grantUnits, at the edges', () => {
   });
 
   // A transaction that references an account (a usage flush, a new key) holds a key-share lock on
-  // its row until it ends; the grant changes only counters, so it must not wait for it (migration
-  // 0012). PGlite has one connection, so only a server can hold the two transactions at once.
+  // its row until it ends; the grant changes only counters, so it must not wait for it
+  // (`for no key update`). PGlite has one connection, so only a server can hold the two transactions at once.
   it.skipIf(!process.env.DATABASE_URL)('does not wait for a transaction that only references the account', async () => {
     const id = await account({ quota_used: 0, quota_period: '2026-04-20' });
     let released: () => void = () => {};

@@ -7,11 +7,8 @@ import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 export interface CommitCutter {
   /** the server's URL, through the proxy */
   url: string;
-  /**
-   * Cuts the next connection that sends `commit` right after a grant, alone or with the next grant
-   * after it (`commit; begin; select …`); resolves once it has.
-   */
-  cutNextGrantCommit(sentWith: 'alone' | 'the next grant'): Promise<void>;
+  /** Cuts the next connection that sends `commit` right after a grant; resolves once it has. */
+  cutNextGrantCommit(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -43,7 +40,7 @@ const queryText = (bytes: Buffer) => bytes.subarray(5, bytes.length - 1).toStrin
 export async function startCommitCutter(serverUrl: string): Promise<CommitCutter> {
   const server = new URL(serverUrl);
   const sockets = new Set<Socket>();
-  let armed: { commit: RegExp; cut: () => void } | null = null;
+  let armed: { cut: () => void } | null = null;
 
   const proxy = createServer((client) => {
     const upstream = connect(Number(server.port), server.hostname);
@@ -57,7 +54,7 @@ export async function startCommitCutter(serverUrl: string): Promise<CommitCutter
     client.on('data', (chunk: Buffer) => {
       for (const { type, bytes } of messages.read(chunk)) {
         const text = type === 'Q' ? queryText(bytes) : '';
-        if (armed && afterGrant && armed.commit.test(text.trim())) {
+        if (armed && afterGrant && /^commit$/i.test(text.trim())) {
           const done = armed;
           armed = null;
           cut = true;
@@ -66,7 +63,9 @@ export async function startCommitCutter(serverUrl: string): Promise<CommitCutter
           done.cut();
           return;
         }
-        afterGrant = type === 'Q' && text.includes('grant_units');
+        // The grant goes as a statement with parameters (Parse, Bind, …); begin and commit go alone ('Q').
+        if (type === 'P') afterGrant = bytes.includes('grant_units');
+        else if (type === 'Q') afterGrant = false;
         upstream.write(bytes);
       }
     });
@@ -86,7 +85,7 @@ export async function startCommitCutter(serverUrl: string): Promise<CommitCutter
   url.port = String((proxy.address() as AddressInfo).port);
   return {
     url: url.toString(),
-    cutNextGrantCommit: (sentWith) => new Promise<void>((cut) => (armed = { commit: sentWith === 'alone' ? /^commit$/i : /^commit;\s*begin;/i, cut })),
+    cutNextGrantCommit: () => new Promise<void>((cut) => (armed = { cut })),
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => proxy.close(resolve));

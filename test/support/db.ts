@@ -6,7 +6,6 @@ import { Kysely, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { openDatabase, type OpenOptions } from '../../src/db/connect.js';
-import { migrator } from '../../src/db/migrate.js';
 import { adminQuery } from './postgres.js';
 
 function databaseUrl(serverUrl: string, name: string): string {
@@ -99,7 +98,7 @@ export async function openEmptyDatabase(): Promise<{ db: Kysely<any>; close(): P
 
 /**
  * An empty database for this test file (openEmptyDatabase): opened before its tests, closed after
- * them. `migrateTo` takes it up or down to a named migration, as an upgrade would.
+ * them.
  */
 export function emptyDatabaseForFile() {
   let database: Awaited<ReturnType<typeof openEmptyDatabase>> | undefined;
@@ -111,10 +110,6 @@ export function emptyDatabaseForFile() {
     get db(): Kysely<any> {
       if (!database) throw new Error('the database opens before the tests (beforeAll)');
       return database.db;
-    },
-    async migrateTo(name: string): Promise<void> {
-      const { error } = await migrator(this.db).migrateTo(name);
-      if (error) throw error instanceof Error ? error : new Error('migration failed', { cause: error });
     },
   };
 }

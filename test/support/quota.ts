@@ -1,7 +1,8 @@
 // One account's grant, as the quota statement makes it for each account it asks (src/db/quota.ts).
+import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../src/db/database.js';
-import { grantUnits, type Grant, type MarkedGrant, type QuotaCount, type SentWith } from '../../src/db/quota.js';
+import { grantUnits, type Grant, type GrantAsk, type MarkedGrant, type QuotaCount } from '../../src/db/quota.js';
 
 export async function grantOne(
   db: Kysely<Database>,
@@ -9,10 +10,20 @@ export async function grantOne(
   count: QuotaCount,
   limit: number,
   wanted: number,
-  sentWith?: SentWith,
+  begin?: 'begin',
 ): Promise<Grant | null> {
-  const [grant] = await grantUnits(db, [{ accountId, count, limit, wanted }], sentWith);
+  const asks = [{ accountId, count, limit, wanted }];
+  const [grant] = begin ? await grantOpen(db, asks) : await grantUnits(db, asks);
   return grant ?? null;
+}
+
+/**
+ * Opens a transaction on `connection` and grants in it, writing a mark, as a grant on a Postgres
+ * server does; the caller ends the transaction.
+ */
+export async function grantOpen(connection: Kysely<Database>, asks: readonly GrantAsk[]): Promise<(Grant | null)[]> {
+  await sql`begin`.execute(connection);
+  return grantUnits(connection, asks, randomUUID());
 }
 
 /**
