@@ -2,7 +2,8 @@
 // Plans are changed by the operator (D31 in docs/decisions.md): the page links to where the
 // deployment takes such requests, PLAN_CHANGE_URL or a mail to SUPPORT_EMAIL.
 import { PLAN_LIMITS, PLAN_PRICES_AUD, PLANS, type Plan, type PlanLimits } from '../domain/plans.js';
-import { count, Layout, type PageAssets, type SignedInFrame } from './pages.js';
+import { count } from './formats.js';
+import { Layout, type PageAssets, type SignedInFrame } from './layout.js';
 
 /** Where a customer asks for another plan; both null when the deployment named neither. */
 export interface PlanChangeContact {

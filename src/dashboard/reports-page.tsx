@@ -5,7 +5,7 @@
 // the rates with the decimals the RBA published.
 import { publishedText } from '../domain/currencies.js';
 import { meanText, type PeriodAverages } from '../rest/averages.js';
-import { Layout, type PageAssets, type SignedInFrame } from './pages.js';
+import { Layout, type PageAssets, type SignedInFrame } from './layout.js';
 
 export interface ReportsData {
   planName: string;

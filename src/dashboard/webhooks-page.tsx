@@ -1,7 +1,8 @@
 // The Webhooks page: the account's subscriptions with their health and recent deliveries, the
 // creation form (the signing secret shown once), Send test, pause and re-activate, and the
 // confirmation before deleting. Plans without webhooks see what a plan with them gives, and no form.
-import { count, dateInWords, Layout, When, type PageAssets, type SignedInFrame } from './pages.js';
+import { count, dateInWords, When } from './formats.js';
+import { Layout, type PageAssets, type SignedInFrame } from './layout.js';
 
 export interface DeliveryAttempt {
   deliveryId: string;

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { PlanPage } from '../../src/dashboard/plan-page.js';
-import { renderPage } from '../../src/dashboard/pages.js';
+import { renderPage } from '../../src/dashboard/layout.js';
 import { graphql } from '../../src/graphql.js';
 import { Browser, pageText, signedInBrowser, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
 
