@@ -2,15 +2,16 @@
 import type { VNode } from 'preact';
 import type { Account } from '../db/database.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
+import { PLAN_LIMITS } from '../domain/plans.js';
 import { graphql } from '../graphql.js';
 import type { SessionViewer } from '../schema/context.js';
 import { inFormWords, restrictionsChange, sentRestrictions } from './key-restrictions-form.js';
-import { KeysPage, RestrictKeyPage, RevokeKeyPage, restrictionsForm, type KeysData, type RestrictionsForm } from './keys-page.js';
+import { KeysPage, RestrictKeyPage, RevokeKeyPage, restrictionsForm, type KeysData } from './keys-page.js';
 import { ASSETS, type DashboardRequest, type PageKit, type PageRoutes } from './page-kit.js';
 
 export const keysDocuments = {
   keys: graphql(
-    'query { sessionAccount { email status planLimits { name apiKeys } apiKeys { id prefix lastFour status createdAt lastUsedOn restrictions { allowedIps allowedEndpoints expiresOn monthlyCap capUsed } } } }',
+    'query { sessionAccount { email status plan planLimits { name apiKeys } apiKeys { id prefix lastFour status createdAt lastUsedOn restrictions { allowedIps allowedEndpoints expiresOn monthlyCap capUsed } } } }',
   ),
   createKey: graphql('mutation($restrictions: KeyRestrictionsInput) { createSessionApiKey(restrictions: $restrictions) { key } }'),
   restrictKey: graphql(
@@ -22,11 +23,13 @@ export const keysDocuments = {
 export function keysRoutes({ run, page, redirect, frameOf, signedIn, signedInForm, services }: PageKit): PageRoutes {
   async function keysOf(session: SessionViewer): Promise<KeysData & { account: Pick<Account, 'email' | 'status'> }> {
     const { sessionAccount: account } = await run(keysDocuments.keys, {}, session);
-    const today = services.clock().toISOString().slice(0, 10);
-    return { account, planName: account.planLimits.name, keyLimit: account.planLimits.apiKeys, keys: account.apiKeys, today };
+    const now = services.clock();
+    const today = now.toISOString().slice(0, 10);
+    const plan = PLAN_LIMITS[account.plan];
+    return { account, planName: account.planLimits.name, plan, keyLimit: account.planLimits.apiKeys, keys: account.apiKeys, today, now };
   }
 
-  async function keysPage(req: DashboardRequest, session: SessionViewer, extra: { created?: string; form?: RestrictionsForm } = {}): Promise<VNode> {
+  async function keysPage(req: DashboardRequest, session: SessionViewer, extra: { created?: string; refusal?: string } = {}): Promise<VNode> {
     const data = await keysOf(session);
     return KeysPage({ assets: ASSETS, frame: frameOf(req, data.account, 'keys'), data, ...extra });
   }
@@ -59,16 +62,16 @@ export function keysRoutes({ run, page, redirect, frameOf, signedIn, signedInFor
           return page(200, await keysPage(req, session, { created: createSessionApiKey.key }));
         } catch (error) {
           if (!(error instanceof BadRequestError)) throw error;
-          return page(400, await keysPage(req, session, { form: { ...sent, error: inFormWords(error.message) } }));
+          return page(400, await keysPage(req, session, { refusal: inFormWords(error.message) }));
         }
       },
     },
     '/dashboard/keys/restrict': {
       GET: async (req) => {
         const session = signedIn(req);
-        const { account, key, today } = await activeKeyOf(session, req.url.searchParams.get('id'));
+        const { account, key, today, plan } = await activeKeyOf(session, req.url.searchParams.get('id'));
         const form = restrictionsForm(key.restrictions);
-        return page(200, RestrictKeyPage({ assets: ASSETS, frame: frameOf(req, account, 'keys'), keyToRestrict: key, today, form }));
+        return page(200, RestrictKeyPage({ assets: ASSETS, frame: frameOf(req, account, 'keys'), keyToRestrict: key, today, plan, form }));
       },
       POST: async (req) => {
         const { session, form } = await signedInForm(req);
@@ -82,9 +85,9 @@ export function keysRoutes({ run, page, redirect, frameOf, signedIn, signedInFor
           await run(keysDocuments.restrictKey, { id, restrictions: restrictionsChange(sent) }, session);
         } catch (error) {
           if (!(error instanceof BadRequestError)) throw error;
-          const { account, key, today } = await activeKeyOf(session, id);
+          const { account, key, today, plan } = await activeKeyOf(session, id);
           const shown = { ...sent, error: inFormWords(error.message) };
-          return page(400, RestrictKeyPage({ assets: ASSETS, frame: frameOf(req, account, 'keys'), keyToRestrict: key, today, form: shown }));
+          return page(400, RestrictKeyPage({ assets: ASSETS, frame: frameOf(req, account, 'keys'), keyToRestrict: key, today, plan, form: shown }));
         }
         return redirect('/dashboard/keys');
       },

@@ -54,7 +54,9 @@ export function Layout({ title, assets, frame, children }: { title: string; asse
                     </a>
                   ))}
                 </nav>
-                <span class="muted">{frame.email}</span>
+                <span class="muted who" title={frame.email}>
+                  {frame.email}
+                </span>
                 <form class="inline" method="post" action="/dashboard/sign-out">
                   <input type="hidden" name="csrf" value={frame.csrfToken} />
                   <button class="secondary" type="submit">

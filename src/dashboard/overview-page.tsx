@@ -1,21 +1,14 @@
 // The Overview page: the account, the quota's count, what the plan includes and the data's state.
 import { count, dateInWords, When } from './formats.js';
+import { PLAN_LIMITS, type Plan } from '../domain/plans.js';
 import { Layout, type PageAssets, type SignedInFrame } from './layout.js';
+import { PlanIncludes } from './plan-page.js';
 
 export interface OverviewData {
   account: {
     email: string;
-    plan: string;
-    planLimits: {
-      name: string;
-      monthlyRequests: number;
-      resets: boolean;
-      apiKeys: number;
-      historyDays: number | null;
-      fullHistory: boolean;
-      timeSeriesDays: number | null;
-      webhookSubscriptions: number;
-    };
+    plan: Plan;
+    planLimits: { name: string; resets: boolean };
     quota: Quota;
     usage: { current: { refusedRequests: number } };
   };
@@ -100,18 +93,7 @@ export function OverviewPage({ assets, frame, data }: { assets: PageAssets; fram
       </section>
       <section class="card" aria-labelledby="plan-heading">
         <h2 id="plan-heading">What the {plan.name} plan includes</h2>
-        <dl class="facts">
-          <dt>Requests</dt>
-          <dd>{plan.resets ? `${count.format(plan.monthlyRequests)} a month` : `${count.format(plan.monthlyRequests)} once`}</dd>
-          <dt>API keys</dt>
-          <dd>{plan.apiKeys}</dd>
-          <dt>Historical rates</dt>
-          <dd>{plan.fullHistory ? 'Full history from 2018' : plan.historyDays === null ? 'None' : `The last ${plan.historyDays} days`}</dd>
-          <dt>Time series</dt>
-          <dd>{plan.timeSeriesDays === null ? 'None' : `Up to ${plan.timeSeriesDays} days`}</dd>
-          <dt>Webhook subscriptions</dt>
-          <dd>{plan.webhookSubscriptions === 0 ? 'None' : plan.webhookSubscriptions}</dd>
-        </dl>
+        <PlanIncludes limits={PLAN_LIMITS[data.account.plan]} />
       </section>
       <section class="card" aria-labelledby="data-heading">
         <h2 id="data-heading">Data</h2>

@@ -13,13 +13,7 @@ export const overviewDocuments = {
         status
         planLimits {
           name
-          monthlyRequests
           resets
-          apiKeys
-          historyDays
-          fullHistory
-          timeSeriesDays
-          webhookSubscriptions
         }
         quota {
           limit

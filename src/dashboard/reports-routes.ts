@@ -1,5 +1,6 @@
 // The Reports page's handlers: the page with a period's figures, and its CSV and workbook downloads.
 import type { Logger } from 'pino';
+import { graphql } from '../graphql.js';
 import { AVERAGES, averagesCsv, averagesWorkbook, type AveragesResult } from '../rest/averages.js';
 import type { Answer } from '../rest/exchange.js';
 import type { StreamedBody } from '../rest/streamed-body.js';
@@ -8,7 +9,10 @@ import { ASSETS, type DashboardRequest, type PageKit, type PageRoutes } from './
 import { ReportsPage } from './reports-page.js';
 import { Reports, type RunAverages } from './reports.js';
 
-export const reportsDocuments = { averages: AVERAGES };
+export const reportsDocuments = {
+  averages: AVERAGES,
+  newestRateDate: graphql('query { serviceStatus { newestRateDate } }'),
+};
 
 export function reportsRoutes({ run, page, frameOf, signedIn, services }: PageKit, logger: Logger): PageRoutes {
   const reports = new Reports(services, logger);
@@ -29,7 +33,9 @@ export function reportsRoutes({ run, page, frameOf, signedIn, services }: PageKi
     '/dashboard/reports': {
       GET: async (req) => {
         const session = signedIn(req);
-        const { status, data } = await reports.page(session, req.url.searchParams, runAverages(session));
+        // The picker opens on the newest period with rates: none after the newest rate date is offered.
+        const { serviceStatus } = await run(reportsDocuments.newestRateDate, {}, session);
+        const { status, data } = await reports.page(session, req.url.searchParams, runAverages(session), serviceStatus.newestRateDate);
         return page(status, ReportsPage({ assets: ASSETS, frame: frameOf(req, session.account, 'reports'), data }));
       },
     },

@@ -9,7 +9,7 @@ import { graphql } from '../graphql.js';
 import type { SessionViewer } from '../schema/context.js';
 import { parseCurrencyList } from './currency-list.js';
 import { ASSETS, type DashboardRequest, type PageKit, type PageRoutes } from './page-kit.js';
-import { DeleteSubscriptionPage, inPlainWords, WebhooksPage, type CreateForm, type WebhooksData, type WebhooksNotice } from './webhooks-page.js';
+import { attemptNotice, DeleteSubscriptionPage, testNotice, WebhooksPage, type CreateForm, type WebhooksData, type WebhooksNotice } from './webhooks-page.js';
 
 /** The first plan with webhooks, which a plan without them is shown. */
 const WEBHOOKS_UPGRADE = PLAN_LIMITS[PLANS_WITH_WEBHOOKS[0]!];
@@ -63,12 +63,10 @@ export const webhooksDocuments = {
       }
     }
   `),
-  testWebhook: graphql('mutation($id: Text!) { testWebhookSubscription(id: $id) { delivered responseStatus message } }'),
+  testWebhook: graphql('mutation($id: Text!) { testWebhookSubscription(id: $id) { delivered } }'),
   setWebhookActive: graphql('mutation($id: Text!, $isActive: Boolean!) { setWebhookSubscriptionActive(id: $id, isActive: $isActive) { id } }'),
   deleteWebhook: graphql('mutation($id: Text!) { deleteWebhookSubscription(id: $id) }'),
-  redeliverWebhook: graphql(
-    'mutation($id: Text!, $deliveryId: Text!) { redeliverWebhookDelivery(id: $id, deliveryId: $deliveryId) { id state attempts { status error } } }',
-  ),
+  redeliverWebhook: graphql('mutation($id: Text!, $deliveryId: Text!) { redeliverWebhookDelivery(id: $id, deliveryId: $deliveryId) { id } }'),
 };
 
 export function webhooksRoutes({ run, page, redirect, frameOf, signedIn, signedInForm }: PageKit): PageRoutes {
@@ -91,7 +89,19 @@ export function webhooksRoutes({ run, page, redirect, frameOf, signedIn, signedI
 
   return {
     '/dashboard/webhooks': {
-      GET: async (req) => page(200, await webhooksPage(req, signedIn(req))),
+      // After Send test or Redeliver the browser lands here (the form is not sent again on reload):
+      // the notice is the result of the attempt it made, read from the delivery log.
+      GET: async (req) => {
+        const data = await webhooksOf(signedIn(req));
+        const query = req.url.searchParams;
+        const tested = data.subscriptions.find((s) => s.id === query.get('tested'));
+        const redelivered = data.subscriptions.find((s) => s.id === query.get('redelivered'));
+        const delivery = query.get('delivery');
+        const test = tested ? testNotice(tested) : null;
+        const redelivery = redelivered && delivery ? attemptNotice(redelivered, (a) => a.deliveryId === delivery) : null;
+        const notice: WebhooksNotice = { ...(test ? { test } : {}), ...(redelivery ? { redelivery } : {}) };
+        return page(200, WebhooksPage({ assets: ASSETS, frame: frameOf(req, data.account, 'webhooks'), data, notice }));
+      },
       POST: async (req) => {
         const { session, form } = await signedInForm(req);
         const sent: CreateForm = { url: (form.get('url') ?? '').trim(), currencies: form.get('currencies') ?? '', description: form.get('description') ?? '' };
@@ -112,10 +122,8 @@ export function webhooksRoutes({ run, page, redirect, frameOf, signedIn, signedI
       POST: async (req) => {
         const { session, form } = await signedInForm(req);
         const id = form.get('id') ?? '';
-        const { testWebhookSubscription: test } = await run(webhooksDocuments.testWebhook, { id }, session);
-        const data = await webhooksOf(session);
-        const url = data.subscriptions.find((s) => s.id === id)?.url ?? 'The receiver';
-        return page(200, WebhooksPage({ assets: ASSETS, frame: frameOf(req, data.account, 'webhooks'), data, notice: { test: { url, ...test } } }));
+        await run(webhooksDocuments.testWebhook, { id }, session);
+        return redirect(`/dashboard/webhooks?tested=${encodeURIComponent(id)}#sub-${encodeURIComponent(id)}`);
       },
     },
     '/dashboard/webhooks/redeliver': {
@@ -123,15 +131,7 @@ export function webhooksRoutes({ run, page, redirect, frameOf, signedIn, signedI
         const { session, form } = await signedInForm(req);
         const id = form.get('id') ?? '';
         const { redeliverWebhookDelivery: delivery } = await run(webhooksDocuments.redeliverWebhook, { id, deliveryId: form.get('delivery') ?? '' }, session);
-        const data = await webhooksOf(session);
-        const url = data.subscriptions.find((s) => s.id === id)?.url ?? 'The receiver';
-        const last = delivery.attempts.at(-1);
-        const delivered = delivery.state === 'delivered';
-        const message = delivered
-          ? `Delivery ${delivery.id} sent again and acknowledged`
-          : `Delivery ${delivery.id} sent again and not acknowledged: ${inPlainWords(last?.error ?? 'no answer')}`;
-        const redelivery = { url, delivered, responseStatus: last?.status ?? 0, message };
-        return page(200, WebhooksPage({ assets: ASSETS, frame: frameOf(req, data.account, 'webhooks'), data, notice: { redelivery } }));
+        return redirect(`/dashboard/webhooks?redelivered=${encodeURIComponent(id)}&delivery=${encodeURIComponent(delivery.id)}#sub-${encodeURIComponent(id)}`);
       },
     },
     '/dashboard/webhooks/active': {
