@@ -3,7 +3,8 @@
 // without alerts see what a plan with them gives. Also the page an alert e-mail's pause link opens:
 // a button, so that opening the link alone (a mail scanner) pauses nothing.
 import { conditionInWords } from '../mail/alert-mail.js';
-import { count, dateInWords, Layout, When, type PageAssets, type SignedInFrame } from './pages.js';
+import { count, dateInWords, When } from './formats.js';
+import { Layout, type PageAssets, type SignedInFrame } from './layout.js';
 
 type Condition = 'above' | 'below' | 'change_pct';
 

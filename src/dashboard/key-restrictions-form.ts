@@ -4,7 +4,7 @@
 import { BadRequestError } from '../errors.js';
 import { isValidIsoDate } from '../domain/calendar.js';
 import type { RestrictionsChange } from '../schema/key-restrictions.js';
-import type { RestrictionsForm } from './pages.js';
+import type { RestrictionsForm } from './keys-page.js';
 
 /** What the form sent, kept to show again (cut to what its fields hold). */
 export function sentRestrictions(form: URLSearchParams): RestrictionsForm {

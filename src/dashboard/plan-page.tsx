@@ -2,7 +2,8 @@
 // Plans are changed by the operator (D31 in docs/decisions.md): the page links to where the
 // deployment takes such requests, PLAN_CHANGE_URL or a mail to SUPPORT_EMAIL.
 import { PLAN_LIMITS, PLAN_PRICES_AUD, PLANS, type Plan, type PlanLimits } from '../domain/plans.js';
-import { count, Layout, type PageAssets, type SignedInFrame } from './pages.js';
+import { count } from './formats.js';
+import { Layout, type PageAssets, type SignedInFrame } from './layout.js';
 
 /** Where a customer asks for another plan; both null when the deployment named neither. */
 export interface PlanChangeContact {
@@ -19,6 +20,46 @@ const price = (plan: Plan): string => {
 const history = (limits: PlanLimits): string =>
   limits.historyDays === null ? 'None' : limits.historyDays === 'full' ? 'Full history from 2018' : `The last ${limits.historyDays} days`;
 
+const alerts = (limits: PlanLimits): string => {
+  if (limits.alerts === 0) return 'None';
+  return `${count.format(limits.alerts)}, by e-mail${limits.webhookSubscriptions > 0 ? ' or webhook' : ''}`;
+};
+
+const reports = (limits: PlanLimits): string => {
+  if (limits.historyDays === null) return 'None';
+  return limits.historyDays === 'full' ? 'Any period from 2018' : `Periods starting within the last ${limits.historyDays} days`;
+};
+
+/** What a plan includes, as the Plan page's cards and the Overview both list it. */
+export function PlanIncludes({ limits, price }: { limits: PlanLimits; price?: string }) {
+  return (
+    <dl class="facts">
+      {price !== undefined && (
+        <>
+          <dt>Price</dt>
+          <dd>{price}</dd>
+        </>
+      )}
+      <dt>Requests</dt>
+      <dd>{limits.resets ? `${count.format(limits.monthlyRequests)} a month` : `${count.format(limits.monthlyRequests)} once, never reset`}</dd>
+      <dt>API keys</dt>
+      <dd>{limits.apiKeys}</dd>
+      <dt>Historical rates</dt>
+      <dd>{history(limits)}</dd>
+      <dt>Time series</dt>
+      <dd>{limits.timeSeriesDays === null ? 'None' : `Up to ${limits.timeSeriesDays} days`}</dd>
+      <dt>Webhooks</dt>
+      <dd>{limits.webhookSubscriptions === 0 ? 'None' : `${limits.webhookSubscriptions} subscriptions`}</dd>
+      <dt>Rate alerts</dt>
+      <dd>{alerts(limits)}</dd>
+      <dt>Reports (period averages)</dt>
+      <dd>{reports(limits)}</dd>
+      <dt>Bulk export</dt>
+      <dd>{limits.bulkExport ? 'The whole history in one file (/export)' : 'None'}</dd>
+    </dl>
+  );
+}
+
 /** The link that asks for `plan`: the deployment's page, or a mail already written. */
 function askHref(contact: PlanChangeContact, plan: PlanLimits, account: string): string | null {
   if (contact.url) return contact.url;
@@ -34,20 +75,7 @@ function PlanCard({ plan, current, ask }: { plan: Plan; current: boolean; ask: s
     <article class={current ? 'card plan current' : 'card plan'} aria-labelledby={`plan-${plan}`} aria-current={current ? 'true' : undefined}>
       <h2 id={`plan-${plan}`}>{limits.name}</h2>
       <p class="plan-badge">{current ? 'Your plan' : '\u00a0'}</p>
-      <dl class="facts">
-        <dt>Price</dt>
-        <dd>{price(plan)}</dd>
-        <dt>Requests</dt>
-        <dd>{limits.resets ? `${count.format(limits.monthlyRequests)} a month` : `${count.format(limits.monthlyRequests)} once, never reset`}</dd>
-        <dt>API keys</dt>
-        <dd>{limits.apiKeys}</dd>
-        <dt>Historical rates</dt>
-        <dd>{history(limits)}</dd>
-        <dt>Time series</dt>
-        <dd>{limits.timeSeriesDays === null ? 'None' : `Up to ${limits.timeSeriesDays} days`}</dd>
-        <dt>Webhooks</dt>
-        <dd>{limits.webhookSubscriptions === 0 ? 'None' : `${limits.webhookSubscriptions} subscriptions`}</dd>
-      </dl>
+      <PlanIncludes limits={limits} price={price(plan)} />
       {!current && ask && (
         <p>
           <a href={ask} aria-label={`Ask for the ${limits.name} plan`}>
@@ -64,7 +92,7 @@ export function PlanPage({ assets, frame, current, contact }: { assets: PageAsse
   return (
     <Layout title="Plan" assets={assets} frame={frame}>
       <h1>Plan</h1>
-      <p>{`Your account is on the ${PLAN_LIMITS[current].name} plan. Every plan serves the same rates; they differ in how many requests, keys and days of history they give.`}</p>
+      <p>{`Your account is on the ${PLAN_LIMITS[current].name} plan. Every plan serves the same rates; they differ in how many requests, keys and days of history they give, and in webhooks, rate alerts, reports and bulk export.`}</p>
       <div class="plans">
         {PLANS.map((plan) => (
           <PlanCard key={plan} plan={plan} current={plan === current} ask={ask(plan)} />

@@ -5,14 +5,14 @@
 // the rates with the decimals the RBA published.
 import { publishedText } from '../domain/currencies.js';
 import { meanText, type PeriodAverages } from '../rest/averages.js';
-import { Layout, type PageAssets, type SignedInFrame } from './pages.js';
+import { Layout, type PageAssets, type SignedInFrame } from './layout.js';
 
 export interface ReportsData {
   planName: string;
   /** false on Free: the page explains what the paid plans give instead */
   available: boolean;
-  /** today in Sydney, which decides the periods offered */
-  today: string;
+  /** the newest rate date stored (today in Sydney when none is), which decides the periods offered: none after it */
+  newest: string;
   /** the period asked for (its canonical name), and its figures or why there are none */
   shown?: { period: string; averages?: PeriodAverages; refusal?: string };
 }
@@ -24,7 +24,7 @@ interface PeriodGroup {
 
 const FIRST_YEAR = 2018;
 
-/** Every period from 2018 up to the one that contains today, newest first, by kind. */
+/** Every period from 2018 up to the one that contains `today`, newest first, by kind. */
 export function periodChoices(today: string): PeriodGroup[] {
   const year = Number(today.slice(0, 4));
   const month = Number(today.slice(5, 7));
@@ -122,8 +122,11 @@ function Figures({ averages, period }: { averages: PeriodAverages; period: strin
       </section>
       <section class="card" aria-labelledby="months-title">
         <h2 id="months-title">Month by month</h2>
-        <div class="table-scroll">
-          <table class="figures">
+        <p class="scroll-hint muted" id="months-hint">
+          {`${codes.length} currencies side by side: scroll the table sideways to see them all. The month stays in view.`}
+        </p>
+        <div class="table-scroll wide" tabindex={0} role="region" aria-labelledby="months-title" aria-describedby="months-hint">
+          <table class="figures months">
             <caption>Average of each month</caption>
             <thead>
               <tr>
@@ -179,7 +182,7 @@ export function ReportsPage({ assets, frame, data }: { assets: PageAssets; frame
           <form method="get" action="/dashboard/reports">
             <label for="period">Period</label>
             <select id="period" name="period" class="field">
-              {periodChoices(data.today).map((group) => (
+              {periodChoices(data.newest).map((group) => (
                 <optgroup key={group.label} label={group.label}>
                   {group.periods.map((p) => (
                     <option key={p} value={p} selected={p === shown?.period}>

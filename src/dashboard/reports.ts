@@ -39,10 +39,11 @@ export class Reports {
   }
 
   /** The page's data: the picker alone, or a period's figures (one unit) or why there are none (none). */
-  async page(session: SessionViewer, query: URLSearchParams, run: RunAverages): Promise<{ status: number; data: ReportsData }> {
+  async page(session: SessionViewer, query: URLSearchParams, run: RunAverages, newestRateDate: string | null): Promise<{ status: number; data: ReportsData }> {
     const { account } = session;
     const limits = PLAN_LIMITS[account.plan];
-    const data: ReportsData = { planName: limits.name, available: limits.historyDays !== null, today: sydneyDate(this.services.clock()) };
+    const newest = newestRateDate ?? sydneyDate(this.services.clock());
+    const data: ReportsData = { planName: limits.name, available: limits.historyDays !== null, newest };
     const text = query.get('period');
     if (text === null || !data.available) return { status: 200, data };
     try {

@@ -2,7 +2,9 @@
 // per day as a chart drawn on the server (SVG, no script), with the same numbers in tables for
 // anyone who cannot see the chart; and the current period by endpoint, key and outcome.
 import { routes } from '../rest/routes.js';
-import { count, dateInWords, Layout, QuotaFacts, type PageAssets, type Quota, type SignedInFrame } from './pages.js';
+import { count, dateInWords } from './formats.js';
+import { Layout, type PageAssets, type SignedInFrame } from './layout.js';
+import { QuotaFacts, type Quota } from './overview-page.js';
 
 export interface PeriodUsage {
   from: string;

@@ -1,7 +1,8 @@
 // The Webhooks page: the account's subscriptions with their health and recent deliveries, the
 // creation form (the signing secret shown once), Send test, pause and re-activate, and the
 // confirmation before deleting. Plans without webhooks see what a plan with them gives, and no form.
-import { count, dateInWords, Layout, When, type PageAssets, type SignedInFrame } from './pages.js';
+import { count, dateInWords, When } from './formats.js';
+import { Layout, type PageAssets, type SignedInFrame } from './layout.js';
 
 export interface DeliveryAttempt {
   deliveryId: string;
@@ -153,7 +154,7 @@ function Deliveries({ frame, subscription }: { frame: SignedInFrame; subscriptio
                     {a.attempt}
                   </td>
                   <td data-label="Result" class={a.delivered ? '' : 'error'}>
-                    {a.httpStatus !== null ? `HTTP ${a.httpStatus}` : a.error ? inPlainWords(a.error) : 'No answer'}
+                    {attemptResult(a)}
                   </td>
                   <td data-label="Duration" class="number">{`${count.format(a.durationMs)} ms`}</td>
                   <td data-label="Next retry">{a.nextAttemptAt ? <When at={a.nextAttemptAt} /> : '—'}</td>
@@ -168,6 +169,39 @@ function Deliveries({ frame, subscription }: { frame: SignedInFrame; subscriptio
   );
 }
 
+/** An attempt's answer in a few words: the HTTP status, or why there was none. */
+const attemptResult = (a: DeliveryAttempt): string => (a.httpStatus !== null ? `HTTP ${a.httpStatus}` : a.error ? inPlainWords(a.error) : 'No answer');
+
+/** The newest test delivery's attempt, or null when none is listed (the list keeps the recent ones). */
+const lastTestOf = (s: ListedSubscription): DeliveryAttempt | null => s.recentDeliveries.find((a) => a.event === 'RATES_TEST') ?? null;
+
+function LastTest({ subscription }: { subscription: ListedSubscription }) {
+  const last = lastTestOf(subscription);
+  if (!last) return <>None sent</>;
+  return (
+    <>
+      <When at={last.attemptedAt} />
+      {`: ${attemptResult(last)}, ${last.delivered ? 'acknowledged' : 'not acknowledged'}`}
+    </>
+  );
+}
+
+/**
+ * The result of the newest attempt `matches` picks (a test sent, a delivery sent again), for the
+ * notice the page shows after the form that made it redirected here; null when none is listed.
+ */
+export function attemptNotice(subscription: ListedSubscription, matches: (a: DeliveryAttempt) => boolean): SentNotice | null {
+  const attempt = subscription.recentDeliveries.find(matches);
+  if (!attempt) return null;
+  const message = attempt.delivered
+    ? `Delivery ${attempt.deliveryId} acknowledged in ${count.format(attempt.durationMs)} ms.`
+    : `Delivery ${attempt.deliveryId} not acknowledged: ${attemptResult(attempt)}. Only a 2xx answer within 10 seconds acknowledges a delivery.`;
+  return { url: subscription.url, delivered: attempt.delivered, responseStatus: attempt.httpStatus ?? 0, message };
+}
+
+/** The newest test delivery of a subscription, as the notice after Send test. */
+export const testNotice = (s: ListedSubscription): SentNotice | null => attemptNotice(s, (a) => a.event === 'RATES_TEST');
+
 function Subscription({ frame, subscription, allCurrencies }: { frame: SignedInFrame; subscription: ListedSubscription; allCurrencies: number }) {
   const s = subscription;
   const health = !s.isActive ? 'Paused' : s.failureCount > 0 ? `Failing (${s.failureCount} in a row)` : 'Active';
@@ -180,8 +214,13 @@ function Subscription({ frame, subscription, allCurrencies }: { frame: SignedInF
       <dl class="facts">
         <dt>Status</dt>
         <dd class={s.isActive && s.failureCount === 0 ? '' : 'error'}>{health}</dd>
-        <dt>Last success</dt>
+        {/* a test delivery changes neither the health nor the last success, which are the publications' */}
+        <dt>Last publication delivered</dt>
         <dd>{s.lastSuccessAt ? <When at={s.lastSuccessAt} /> : 'Never'}</dd>
+        <dt>Last test</dt>
+        <dd>
+          <LastTest subscription={s} />
+        </dd>
         <dt>Currencies</dt>
         <dd>{s.currencies.length === allCurrencies ? 'Every currency' : s.currencies.join(', ')}</dd>
         <dt>Created</dt>

@@ -45,10 +45,12 @@ export function createMailer({ smtpUrl, from, outboxDir, logger }: MailerOptions
     };
   }
   const stream = lazily((nodemailer) => nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }));
+  // The outbox is read by people, who copy the sign-in link out of the file: its parts are written
+  // as they are (8bit), not quoted-printable, which would cut the link and write its = as =3D.
   let narrowed = false;
   return {
     async send({ to, subject, text, html, essentials }) {
-      const info = await (await stream()).sendMail({ from, to, subject, text, html });
+      const info = await (await stream()).sendMail({ from, to, subject, text: asWritten('text/plain', text), html: asWritten('text/html', html) });
       mkdirSync(outboxDir, { recursive: true, mode: 0o700 });
       // An outbox an earlier version made (0755, its messages 0644) is narrowed once, like the rest of DATA_DIR.
       if (!narrowed) narrowToOwner(outboxDir);
@@ -59,4 +61,13 @@ export function createMailer({ smtpUrl, from, outboxDir, logger }: MailerOptions
       logger.info({ to, file, ...essentials }, `mail written to the outbox (no SMTP_URL): ${subject}`);
     },
   };
+}
+
+/** longest line a message may hold (RFC 5322), beyond which a part must be encoded */
+const MAX_LINE_OCTETS = 998;
+
+/** A part written as it is, with its own headers (nodemailer's raw part), or as given when a line is too long for that. */
+function asWritten(type: string, content: string): string | { raw: string } {
+  if (content.split('\n').some((line) => Buffer.byteLength(line) > MAX_LINE_OCTETS)) return content;
+  return { raw: `Content-Type: ${type}; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\n${content}` };
 }

@@ -99,7 +99,7 @@ it.skipIf(!OPENSSL_AVAILABLE)('works at a phone-sized viewport', async () => {
   await shot(page, 'phone-5-key-generated');
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
   // each key is a block of labelled lines on a phone: its status is on screen, not in a column scrolled out of sight
-  for (const shown of [page.locator('td[data-label="Status"]', { hasText: 'Active' }), page.getByRole('link', { name: /^Revoke / })]) {
+  for (const shown of [page.locator('li.key .state', { hasText: 'Active' }), page.getByRole('link', { name: /^Revoke / })]) {
     const box = (await shown.boundingBox())!;
     expect(box.x + box.width).toBeLessThanOrEqual(375);
   }
@@ -234,11 +234,11 @@ it('shows the quota count the API headers give, the refused requests apart, time
     const resets = page.locator('dt:text-is("Resets") + dd time');
     expect(await resets.getAttribute('datetime'), where).toBe(reset);
     // 00:00 UTC on the billing day is 10:00 in Sydney in June (AEST)
-    expect(await resets.textContent(), where).toBe('12 June 2026 at 10:00 Sydney time');
+    expect(await resets.textContent(), where).toBe('12 June 2026, 00:00 UTC (10:00 in Sydney)');
   };
   await page.getByRole('link', { name: 'Overview' }).click();
   await expectQuota('overview');
-  expect(await factOn(page, 'New rates')).toMatch(/^Due 12 May 2026 at 16:00 Sydney time$/);
+  expect(await factOn(page, 'New rates')).toBe('Due 12 May 2026, 06:00 UTC (16:00 in Sydney)');
   await shot(page, 'quota-1-overview');
 
   await page.getByRole('link', { name: 'Usage' }).click();
@@ -251,8 +251,10 @@ it('shows the quota count the API headers give, the refused requests apart, time
 
   await page.getByRole('link', { name: 'Keys' }).click();
   // (a key's creation is stamped by the database's clock, not the test's)
-  expect(await page.locator('td[data-label="Created"] time').first().textContent()).toMatch(/^\d{1,2} [A-Z][a-z]+ \d{4} at \d\d:\d\d Sydney time$/);
-  expect(await page.locator('td[data-label="Last used"]').first().textContent()).toBe('12 May 2026 (Sydney date)');
+  expect(await page.locator('li.key dt:text-is("Created") + dd time').first().textContent()).toMatch(
+    /^\d{1,2} [A-Z][a-z]+ \d{4}, \d\d:\d\d UTC \((\d{1,2} [A-Z][a-z]+ \d{4}, )?\d\d:\d\d in Sydney\)$/,
+  );
+  expect(await factOn(page, 'Last used')).toBe('12 May 2026 (Sydney date)');
   await shot(page, 'quota-3-keys');
 
   await page.getByRole('link', { name: 'Plan', exact: true }).click();
@@ -367,5 +369,33 @@ it.skipIf(!OPENSSL_AVAILABLE)('does the whole journey with the keyboard only', a
   await page.getByRole('heading', { name: 'Usage', level: 1 }).waitFor();
   await pressOn(page, 'Sign out');
   await page.getByRole('button', { name: 'Send sign-in link' }).waitFor();
+  await context.close();
+});
+
+it('fits the navigation on one line at 1280 px, even beside a long address', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await signUp(page, 'a.rather.long.address.for.the.header@accounts.example.com', 'nav');
+  for (const path of ['/dashboard', '/dashboard/keys', '/dashboard/reports', '/dashboard/plan']) {
+    await page.goto(`${base}${path}`);
+    const links = await page
+      .locator('header nav a')
+      .evaluateAll((all) => all.map((a) => a.getBoundingClientRect()).map((r) => ({ top: r.top, bottom: r.bottom })));
+    expect(
+      links.map((box) => box.top),
+      path,
+    ).toEqual(Array(7).fill(links[0]!.top));
+    // the brand, the address and Sign out share the nav's line
+    const line = { top: links[0]!.top, bottom: links[0]!.bottom };
+    for (const other of ['header .brand', 'header .who', 'header button']) {
+      const box = (await page.locator(other).boundingBox())!;
+      expect(box.y, `${path} ${other}`).toBeLessThan(line.bottom);
+      expect(box.y + box.height, `${path} ${other}`).toBeGreaterThan(line.top);
+    }
+    // the address gives way, whole in its title
+    expect(await page.locator('header .who').getAttribute('title')).toBe('a.rather.long.address.for.the.header@accounts.example.com');
+  }
+  await page.locator('header').screenshot({ path: `${SCREENSHOTS}nav-1280.png` });
+  await shot(page, 'nav-1280-plan');
   await context.close();
 });

@@ -14,7 +14,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const keyOf = (html: string) => /id="new-key" type="text" readonly value="([a-z]+_[A-Za-z0-9]{56})"/.exec(html)?.[1];
-const idOf = (html: string) => /href="\/dashboard\/keys\/restrict\?id=([0-9a-f-]{36})"/.exec(html)?.[1];
+const idOf = (html: string) => /href="\/dashboard\/keys\/revoke\?id=([0-9a-f-]{36})"/.exec(html)?.[1];
 const text = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
 
 async function professional(email: string): Promise<Browser> {
@@ -40,11 +40,12 @@ describe('the Keys page', () => {
     const listed = text(await (await browser.get('/dashboard/keys')).text());
     expect(listed).toContain('From 127.0.0.1/32, 2001:db8::/32');
     expect(listed).toContain('Only historical');
-    expect(listed).toContain('Expires 2026-06-01 (00:00 UTC)');
+    expect(listed).toContain('Expires 1 June 2026, 00:00 UTC (10:00 in Sydney)');
+    expect(listed).toContain(' Active ');
     expect(listed).toContain('Cap 1 of 10 used this period');
   });
 
-  it('refuses restrictions it cannot take, in the form’s words, keeping what was sent and making no key', async () => {
+  it('refuses restrictions it cannot take (sent with Generate by hand), in the form’s words, making no key', async () => {
     const browser = await professional('dash-refuse@example.com');
     const csrf = Browser.csrfOf(await (await browser.get('/dashboard/keys')).text());
     for (const [form, words] of [
@@ -60,9 +61,63 @@ describe('the Keys page', () => {
       const html = await refused.text();
       expect(text(html).replace(/&#39;|&apos;/g, "'")).toContain(words);
       expect(keyOf(html)).toBeUndefined();
-      if ('allowedIps' in form) expect(html).toContain('value="10.0.0.0/99"');
     }
     expect(text(await (await browser.get('/dashboard/keys')).text())).toContain('No keys yet.');
+  });
+});
+
+describe('what a key is offered', () => {
+  it('generates in one click, folds each key’s restrictions under it, and offers only the endpoints its plan allows', async () => {
+    const offered = async (email: string, plan: 'free' | 'professional' | 'business') => {
+      await t.operator(graphql('mutation($e: EmailAddress!, $p: Plan!) { createAccount(email: $e, plan: $p) { id } }'), { e: email, p: plan });
+      const browser = await signedInBrowser(t, email);
+      const before = await (await browser.get('/dashboard/keys')).text();
+      // the Generate form is the button alone: no restriction field above the list
+      expect(before).not.toContain('name="allowedEndpoints"');
+      expect((await browser.post('/dashboard/keys', { csrf: Browser.csrfOf(before) })).status).toBe(200);
+      const html = await (await browser.get('/dashboard/keys')).text();
+      const folded = /<details><summary>Change the restrictions of [^<]+<\/summary>([\s\S]*?)<\/details>/.exec(html)?.[1] ?? '';
+      return [...folded.matchAll(/name="allowedEndpoints" value="(\w+)"/g)].map((m) => m[1]);
+    };
+    expect(await offered('offer-free@example.com', 'free')).toEqual(['latest', 'convert', 'mcp']);
+    expect(await offered('offer-pro@example.com', 'professional')).toEqual([
+      'latest',
+      'historical',
+      'timeseries',
+      'convert',
+      'fluctuation',
+      'averages',
+      'webhooks',
+      'alerts',
+      'mcp',
+    ]);
+    expect(await offered('offer-business@example.com', 'business')).toContain('export');
+  });
+});
+
+describe('an expired key', () => {
+  it('is listed as Expired from 00:00 UTC on its expiry, when the API refuses it with 401', async () => {
+    const browser = await professional('dash-expired@example.com');
+    const csrf = Browser.csrfOf(await (await browser.get('/dashboard/keys')).text());
+    // today (UTC) is the earliest expiry a key may be given: it is refused at once
+    const key = keyOf(await (await browser.post('/dashboard/keys', { csrf, expiresOn: '2026-05-12' })).text())!;
+    const answer = await t.json('/latest', { key });
+    expect(answer.status).toBe(401);
+    expect(answer.body.error.info).toMatch(/expired/);
+    const listed = text(await (await browser.get('/dashboard/keys')).text());
+    expect(listed).toContain(' Expired ');
+    expect(listed).not.toContain(' Active ');
+    expect(listed).toContain('Expired 12 May 2026, 00:00 UTC (10:00 in Sydney)');
+    // the day before, the same key was listed as Active, as the API then took it
+    t.setNow('2026-05-11T23:59:00Z');
+    try {
+      expect((await t.json('/latest', { key })).status).toBe(200);
+      const before = text(await (await browser.get('/dashboard/keys')).text());
+      expect(before).toContain(' Active ');
+      expect(before).toContain('Expires 12 May 2026, 00:00 UTC (10:00 in Sydney)');
+    } finally {
+      t.setNow('2026-05-12T03:00:00Z');
+    }
   });
 });
 

@@ -38,3 +38,22 @@ it('narrows an outbox an earlier version left open (0755, messages 0644) to the 
   expect(statSync(dir).mode & 0o777).toBe(0o700);
   for (const file of readdirSync(dir)) expect(statSync(join(dir, file)).mode & 0o777, file).toBe(0o600);
 });
+
+it('writes the parts as they are (8bit), so the link is one unbroken line; a part with a line too long for that stays encoded', async () => {
+  const dir = join(mkdtempSync(join(tmpdir(), 'outbox-')), 'outbox');
+  const mailer = createMailer({ smtpUrl: undefined, from: 'AUD rates <no-reply@localhost>', outboxDir: dir, logger: pino({ level: 'silent' }) });
+  const link = 'http://127.0.0.1:8080/dashboard/sign-in?token=' + 'C'.repeat(43);
+  await mailer.send(signInMail('me@example.com', link, 15));
+  const eml = readFileSync(join(dir, readdirSync(dir)[0]!), 'utf8');
+  expect(eml.split('\n')).toContain(link);
+  expect(eml).toContain(`<a href="${link}">${link}</a>`);
+  expect(eml.match(/Content-Transfer-Encoding: 8bit/g)).toHaveLength(2);
+
+  const long = 'x'.repeat(1200);
+  await mailer.send({ to: 'me@example.com', subject: 'long', text: `${link}\n${long}`, html: `<p>${long}</p>`, essentials: {} });
+  const second = readdirSync(dir)
+    .map((file) => readFileSync(join(dir, file), 'utf8'))
+    .find((text) => text.includes('Subject: long'))!;
+  expect(second).toContain('Content-Transfer-Encoding: quoted-printable');
+  for (const line of second.split('\n')) expect(Buffer.byteLength(line)).toBeLessThanOrEqual(998);
+});

@@ -12,7 +12,7 @@ afterAll(() => t.close());
 
 /** The text of the <dd> after the <dt> with this label. */
 function fact(html: string, label: string): string {
-  const match = new RegExp(`<dt>${label}</dt><dd>(.*?)</dd>`).exec(html);
+  const match = new RegExp(`<dt>${label.replace(/[()]/g, '\\$&')}</dt><dd>(.*?)</dd>`).exec(html);
   if (!match) throw new Error(`no ${label} on the page`);
   return match[1]!;
 }
@@ -33,6 +33,10 @@ it('shows the period count, remaining and reset date the API headers give', asyn
   expect(fact(html, 'Requests')).toBe('5,000 a month');
   expect(fact(html, 'Historical rates')).toBe('The last 30 days');
   expect(fact(html, 'Time series')).toBe('Up to 7 days');
+  // what differs by plan beyond requests and history: alerts, reports, bulk export
+  expect(fact(html, 'Rate alerts')).toBe('3, by e-mail');
+  expect(fact(html, 'Reports (period averages)')).toBe('Periods starting within the last 30 days');
+  expect(fact(html, 'Bulk export')).toBe('None');
   expect(fact(html, 'Newest rates')).toBe('<time datetime="2026-05-11">11 May 2026</time>');
   expect(fact(html, 'Service')).toBe('Operational');
 });
@@ -47,7 +51,10 @@ it('shows Free as a one-time allowance that never resets', async () => {
   expect(fact(html, 'Remaining')).toBe('299');
   expect(fact(html, 'Resets')).toContain('Never');
   expect(fact(html, 'Historical rates')).toBe('None');
-  expect(fact(html, 'Webhook subscriptions')).toBe('None');
+  expect(fact(html, 'Webhooks')).toBe('None');
+  expect(fact(html, 'Rate alerts')).toBe('None');
+  expect(fact(html, 'Reports (period averages)')).toBe('None');
+  expect(fact(html, 'Bulk export')).toBe('None');
 });
 
 it('counts a stored count of an earlier period as 0 in the new one', async () => {
@@ -94,24 +101,30 @@ it('says in words when new rates are due, and when they are late, with the zone 
   };
   // 13:00 in Sydney: the rates of the 11th are the newest, the 12th's are due at 16:00
   let html = await at('2026-05-12T03:00:00Z');
-  expect(words(fact(html, 'New rates'))).toBe('Due 12 May 2026 at 16:00 Sydney time');
-  expect(fact(html, 'New rates')).toContain('datetime="2026-05-12T06:00:00.000Z" title="12 May 2026 at 06:00 UTC"');
+  expect(words(fact(html, 'New rates'))).toBe('Due 12 May 2026, 06:00 UTC (16:00 in Sydney)');
+  expect(fact(html, 'New rates')).toContain('datetime="2026-05-12T06:00:00.000Z"');
   expect(words(fact(html, 'Newest rates'))).toBe('11 May 2026');
   expect(html).not.toContain('The rates are late');
   // 17:00: due an hour ago, not late yet
   html = await at('2026-05-12T07:00:00Z');
-  expect(words(fact(html, 'New rates'))).toBe("Were due 12 May 2026 at 16:00 Sydney time; the Reserve Bank's rates usually arrive within two hours of that");
+  expect(words(fact(html, 'New rates'))).toBe(
+    "Were due 12 May 2026, 06:00 UTC (16:00 in Sydney); the Reserve Bank's rates usually arrive within two hours of that",
+  );
   expect(fact(html, 'Service')).toBe('Operational');
   // 19:00: more than two hours late
   html = await at('2026-05-12T09:00:00Z');
-  expect(words(fact(html, 'New rates'))).toBe('Were due 12 May 2026 at 16:00 Sydney time and have not arrived');
+  expect(words(fact(html, 'New rates'))).toBe('Were due 12 May 2026, 06:00 UTC (16:00 in Sydney) and have not arrived');
   expect(fact(html, 'Service')).toBe('Degraded');
   const text = words(html);
   expect(text).toContain(
-    'The rates are late: new rates were due 12 May 2026 at 16:00 Sydney time and have not arrived. Until they do, the API answers with the newest rates it has, from 11 May 2026, and marks those answers as late.',
+    'The rates are late: new rates were due 12 May 2026, 06:00 UTC (16:00 in Sydney) and have not arrived. Until they do, the API answers with the newest rates it has, from 11 May 2026, and marks those answers as late.',
   );
   expect(text).not.toMatch(/X-[A-Z][A-Za-z-]+/);
-  // every time on the page names its zone
-  for (const time of html.match(/<time [^>]*>[^<]*<\/time>/g)!) expect(time).toMatch(/Sydney time<\/time>$|datetime="\d{4}-\d\d-\d\d">[^<]+<\/time>$/);
+  // every time on the page is written one way: UTC, then Sydney's reading; a date is a date
+  for (const time of html.match(/<time [^>]*>[^<]*<\/time>/g)!) {
+    expect(time).toMatch(
+      /\d{1,2} [A-Z][a-z]+ \d{4}, \d\d:\d\d UTC \((\d{1,2} [A-Z][a-z]+ \d{4}, )?\d\d:\d\d in Sydney\)<\/time>$|datetime="\d{4}-\d\d-\d\d">[^<]+<\/time>$/,
+    );
+  }
   t.setNow('2026-05-12T03:00:00Z');
 });

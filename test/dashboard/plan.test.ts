@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { PlanPage } from '../../src/dashboard/plan-page.js';
-import { renderPage } from '../../src/dashboard/pages.js';
+import { renderPage } from '../../src/dashboard/layout.js';
 import { graphql } from '../../src/graphql.js';
 import { Browser, pageText, signedInBrowser, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
 
@@ -23,12 +23,18 @@ it('lists the five plans side by side, marks the account’s own, and offers a m
   const text = pageText(html);
   expect(html).toContain('<a href="/dashboard/plan" aria-current="page">Plan</a>');
   expect(text).toContain('Your account is on the Free plan.');
-  expect(text).toMatch(/Free Your plan Price Free Requests 300 once, never reset API keys 1 Historical rates None Time series None Webhooks None /);
-  expect(text).toContain(
-    'Starter Price A$29 a month Requests 5,000 a month API keys 1 Historical rates The last 30 days Time series Up to 7 days Webhooks None',
+  expect(text).toMatch(
+    /Free Your plan Price Free Requests 300 once, never reset API keys 1 Historical rates None Time series None Webhooks None Rate alerts None Reports \(period averages\) None Bulk export None /,
   );
   expect(text).toContain(
-    'Professional Price A$79 a month Requests 50,000 a month API keys 5 Historical rates Full history from 2018 Time series Up to 90 days Webhooks 3 subscriptions',
+    'Starter Price A$29 a month Requests 5,000 a month API keys 1 Historical rates The last 30 days Time series Up to 7 days Webhooks None Rate alerts 3, by e-mail Reports (period averages) Periods starting within the last 30 days Bulk export None',
+  );
+  expect(text).toContain(
+    'Professional Price A$79 a month Requests 50,000 a month API keys 5 Historical rates Full history from 2018 Time series Up to 90 days Webhooks 3 subscriptions Rate alerts 20, by e-mail or webhook Reports (period averages) Any period from 2018 Bulk export None',
+  );
+  expect(text).toContain('Business Price A$299 a month');
+  expect(text).toMatch(
+    /Business .*? Rate alerts 100, by e-mail or webhook Reports \(period averages\) Any period from 2018 Bulk export The whole history in one file \(\/export\)/,
   );
   expect(text).toContain('Enterprise Price Agreed with you Requests 5,000,000 a month');
   expect(html.match(/aria-current="true"/g)).toHaveLength(1);

@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import * as XLSX from '@e965/xlsx';
 import type { Browser as Chromium, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publishedPlaces } from '../../src/domain/currencies.js';
 import { graphql } from '../../src/graphql.js';
 import { launchChromium, serveOnLoopback, type ServedHandler } from '../support/browser.js';
 import { CREATE_KEY } from '../support/app.js';
@@ -87,8 +88,10 @@ describe('the Reports page', { timeout: 120_000 }, () => {
     await shot(page, 'reports-1-picker');
     const before = await used(email);
     expect(before).toBe(0); // opening the page shows only the picker: nothing counted
+    // it opens on the newest period with rates (the store ends on 28 June 2024): FY2024, not FY2025
+    expect(await page.getByLabel('Period').inputValue()).toBe('FY2024');
+    expect(await page.locator('option[value="FY2025"]').count()).toBe(0);
 
-    await page.getByLabel('Period').selectOption('FY2024');
     await page.getByRole('button', { name: 'Show figures' }).click();
     await page.getByRole('heading', { name: 'FY2024: 2023-07-01 to 2024-06-30' }).waitFor();
     await shot(page, 'reports-2-fy2024');
@@ -105,11 +108,38 @@ describe('the Reports page', { timeout: 120_000 }, () => {
       }),
     );
     expect(rows.find((row) => row.startsWith('JPY'))).toMatch(/^JPY\t\d+\.\d{6}\t\d+\.\d{2}\t/);
+    // EUR's end rate as the RBA published it on 28 June 2024, trailing zero included
+    expect(rows.find((row) => row.startsWith('EUR'))).toMatch(/^EUR\t0\.\d{6}\t0\.5850\t/);
+    // every published value with its series' decimals, every mean with 6
+    for (const row of rows) {
+      const [code, mean, end, , min, max] = row.split('\t');
+      const places = publishedPlaces(code!);
+      expect(mean, code).toMatch(/^\d+\.\d{6}$/);
+      for (const value of [end, min, max]) expect(value, code).toMatch(places === 0 ? /^\d+$/ : new RegExp(`^\\d+\\.\\d{${places}}$`));
+    }
     const byMonth = (await (await api('/averages?period=FY2024&interval=month', key, 'text/csv')).text()).trim().split('\n').slice(1);
     const months = await page.getByRole('table', { name: 'Average of each month' }).locator('tbody tr').allInnerTexts();
     expect(months).toHaveLength(12);
     const december = new Map(byMonth.filter((line) => line.startsWith('2023-12,')).map((line) => [line.split(',')[1]!, line.split(',')[2]!]));
     expect(months[5]).toBe(['2023-12', ...table.map((line) => december.get(line.split(',')[0]!) ?? '–')].join('\t'));
+
+    // the months' table is wider than its card: it scrolls, says so, and keeps the month in view
+    const scroller = page.locator('div[role="region"][aria-labelledby="months-title"]');
+    const [scrollWidth, clientWidth] = await scroller.evaluate((el) => [el.scrollWidth, el.clientWidth]);
+    expect(scrollWidth).toBeGreaterThan(clientWidth);
+    expect(await page.locator('#months-hint').isVisible()).toBe(true);
+    expect(await page.locator('#months-hint').textContent()).toMatch(/scroll the table sideways/);
+    const monthCell = page.getByRole('table', { name: 'Average of each month' }).locator('tbody th').first();
+    const box = (await scroller.boundingBox())!;
+    const at = (await monthCell.boundingBox())!.x;
+    await scroller.scrollIntoViewIfNeeded();
+    await shot(page, 'reports-2a-months-start');
+    await scroller.evaluate((el) => el.scrollTo({ left: 400 }));
+    expect(await scroller.evaluate((el) => el.scrollLeft)).toBe(400);
+    expect((await monthCell.boundingBox())!.x).toBe(at);
+    expect(at).toBeGreaterThanOrEqual(box.x);
+    await page.locator('#months-title').screenshot({ path: `${SCREENSHOTS}reports-2b-months-heading.png` });
+    await scroller.screenshot({ path: `${SCREENSHOTS}reports-2c-months-scrolled.png` });
 
     const download = page.waitForEvent('download');
     await page.getByRole('link', { name: 'Download this table as CSV' }).click();
@@ -144,8 +174,7 @@ describe('the Reports page', { timeout: 120_000 }, () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Reports', level: 1 }).waitFor();
     await tabTo(page, 'Period');
-    // the newest financial year, FY2025 (still running), comes first; FY2024 is the next
-    await page.keyboard.press('ArrowDown');
+    // the picker opens on the newest financial year with rates, FY2024
     expect(await page.getByLabel('Period').inputValue()).toBe('FY2024');
     await tabTo(page, 'Show figures');
     await page.keyboard.press('Enter');

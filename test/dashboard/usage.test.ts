@@ -54,7 +54,7 @@ it("charts this period's days beside the previous period's, and splits this peri
   const text = pageText(html);
   expect(text).toContain('This billing period began on 5 May 2026.');
   // the quota's own count (the 2 rows written by hand above are not the quota's), the refused apart
-  expect(text).toContain('Used 4 Remaining 49,996 Limit 50,000 Resets 5 June 2026 at 10:00 Sydney time Refused, not counted 3 ');
+  expect(text).toContain('Used 4 Remaining 49,996 Limit 50,000 Resets 5 June 2026, 00:00 UTC (10:00 in Sydney) Refused, not counted 3 ');
   expect(text).toContain('Previous period 5 April 2026 to 4 May 2026 (Sydney dates): 11 requests counted, 0 refused');
   // the chart: an image with a title and a description, one titled bar per day and period
   expect(html).toMatch(/<svg viewBox="0 0 640 220" role="img" aria-labelledby="chart-title chart-desc">/);
@@ -111,4 +111,27 @@ it('names each endpoint by the path a customer calls, not by an internal name', 
   const byEndpoint = /By endpoint Endpoint Requests (.*?) By key/.exec(text)![1]!;
   expect(byEndpoint.split(/ (?=\/)/).sort()).toEqual(['/timeseries 1', '/{date} 1', '/{date}/{currency} 1', '/latest/{currency} 1'].sort());
   expect(text).not.toMatch(/RateDay|LatestCurrency|TimeSeries/);
+});
+
+it("lists a key's restricted (403) and expired (401) answers as refused, not counted, under its account", async () => {
+  const email = 'usage-refused@example.com';
+  await t.operator(graphql('mutation { createAccount(email: "usage-refused@example.com", plan: professional) { id } }'));
+  const create = graphql('mutation($e: EmailAddress!, $r: KeyRestrictionsInput) { createApiKey(email: $e, restrictions: $r) { key } }');
+  const restricted = (await t.operator(create, { e: email, r: { allowedEndpoints: ['historical'] } })).data!.createApiKey.key;
+  // expiring today (UTC): refused from 00:00 UTC today, as expired
+  const expired = (await t.operator(create, { e: email, r: { expiresOn: '2026-05-12' } })).data!.createApiKey.key;
+  const refused = await t.request('/latest', { key: restricted });
+  expect(refused.status).toBe(403);
+  expect(((await refused.json()) as { error: { type: string } }).error.type).toBe('key_restricted');
+  expect((await t.request('/latest', { key: expired })).status).toBe(401);
+  expect((await t.request('/2026-05-11', { key: restricted })).status).toBe(200);
+  await t.app.usage.flush();
+
+  const text = pageText(await (await signedIn(email)).get('/dashboard/usage').then((r) => r.text()));
+  expect(text).toContain('Used 1 Remaining 49,999 Limit 50,000');
+  expect(text).toContain('Refused, not counted 2 ');
+  expect(text).toMatch(/By endpoint Endpoint Requests \/latest 2 \/\{date\} 1 /);
+  expect(text).toContain(`${restricted.slice(0, restricted.indexOf('_'))}_…${restricted.slice(-4)} 2`);
+  expect(text).toContain(`${expired.slice(0, expired.indexOf('_'))}_…${expired.slice(-4)} 1`);
+  expect(text).toMatch(/By outcome Outcome Requests Client error \(4xx\) 2 Success \(2xx\) 1/);
 });

@@ -79,31 +79,41 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
     expect(listed).not.toContain(secret);
     const text = pageText(listed);
     expect(text).toContain('Subscriptions (1 of 3)');
-    expect(text).toContain(`${receiver.url('/created')} Pricing service ✓ Status Active Last success Never Currencies USD, EUR, JPY`);
+    expect(text).toContain(
+      `${receiver.url('/created')} Pricing service ✓ Status Active Last publication delivered Never Last test None sent Currencies USD, EUR, JPY`,
+    );
     expect(text).toContain('Recent deliveries (0)');
     // the secret is in no other page either
     for (const path of ['/dashboard', '/dashboard/keys', '/dashboard/usage']) expect(await (await browser.get(path)).text()).not.toContain(secret);
   });
 
-  it("Send test delivers a signed rates.test and shows the receiver's status, then lists the attempt", async () => {
+  it("Send test delivers a signed rates.test, redirects to the list showing the receiver's status and the last test, and a reload sends nothing", async () => {
     const { browser, csrf } = await signedIn('professional');
     const { id } = await create(browser, csrf, '/tested');
     const ok = await browser.post('/dashboard/webhooks/test', { csrf, id });
-    expect(ok.status).toBe(200);
-    const text = pageText(await ok.text());
+    // the result is shown after a redirect: reloading the page it lands on sends no other test
+    expect(ok.status).toBe(303);
+    const landing = ok.headers.get('location')!;
+    expect(landing).toBe(`/dashboard/webhooks?tested=${id}#sub-${id}`);
+    const text = pageText(await (await browser.get(landing)).text());
+    expect(pageText(await (await browser.get(landing)).text())).toContain(`Test delivered ${receiver.url('/tested')} answered HTTP 200.`);
     expect(text).toContain(`Test delivered ${receiver.url('/tested')} answered HTTP 200.`);
     expect(receiver.deliveries).toHaveLength(1);
     expect(receiver.deliveries[0]!.signatureValid).toBe(true);
     expect(receiver.deliveries[0]!.json.event).toBe('rates.test');
+    expect(text).toMatch(/Last publication delivered Never Last test \d{1,2} May 2026, \d\d:\d\d UTC \(\d\d:\d\d in Sydney\) ?: HTTP 200, acknowledged/);
     expect(text).toMatch(
-      /Recent deliveries \(1\) When Event Rate date Attempt Result Duration Next retry .+ Sydney time rates\.test 12 May 2026 1 HTTP 200 \d+ ms —/,
+      /Recent deliveries \(1\) When Event Rate date Attempt Result Duration Next retry .+ in Sydney\) rates\.test 12 May 2026 1 HTTP 200 \d+ ms —/,
     );
 
     receiver.behave('/tested', { status: 500 });
-    const failed = pageText(await (await browser.post('/dashboard/webhooks/test', { csrf, id })).text());
+    const again = await browser.post('/dashboard/webhooks/test', { csrf, id });
+    expect(again.status).toBe(303);
+    const failed = pageText(await (await browser.get(again.headers.get('location')!)).text());
     expect(failed).toContain(`Test failed ${receiver.url('/tested')} answered HTTP 500.`);
-    // a test changes no health (D28)
-    expect(failed).toContain('Status Active Last success Never');
+    expect(receiver.deliveries).toHaveLength(2);
+    // a test changes no health (D28): the last publication delivered is still none, the last test failed
+    expect(failed).toMatch(/Status Active Last publication delivered Never Last test .+ in Sydney\) ?: HTTP 500, not acknowledged/);
     expect(failed).toContain('Recent deliveries (2)');
   });
 
@@ -120,7 +130,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
     }
     const failing = pageText(await (await browser.get('/dashboard/webhooks')).text());
     expect(failing).toContain('Status Failing (1 in a row)');
-    expect(failing).toMatch(/rates\.published 13 May 2026 1 HTTP 503 \d+ ms 13 May 2026 at 17:01 Sydney time/);
+    expect(failing).toMatch(/rates\.published 13 May 2026 1 HTTP 503 [\d,]+ ms 13 May 2026, 07:01 UTC \(17:01 in Sydney\)/);
 
     expect((await browser.post('/dashboard/webhooks/active', { csrf, id, active: 'false' })).status).toBe(303);
     const paused = pageText(await (await browser.get('/dashboard/webhooks')).text());
@@ -150,8 +160,8 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
 
       receiver.behave('/mending', { status: 200 });
       const sent = await browser.post('/dashboard/webhooks/redeliver', { csrf, id, delivery: deliveryId });
-      expect(sent.status).toBe(200);
-      const text = pageText(await sent.text());
+      expect(sent.status).toBe(303);
+      const text = pageText(await (await browser.get(sent.headers.get('location')!)).text());
       expect(text).toContain('Redelivered');
       expect(text).toContain(`${receiver.url('/mending')} answered HTTP 200.`);
       expect(text).toMatch(/rates\.published 14 May 2026 2 HTTP 200/);
