@@ -6,6 +6,14 @@ import { parseTrustedProxies } from './rest/client-address.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
 
+/**
+ * The history held by default: the RBA's own F11.1 download shipped in seed/ (2023 to its
+ * publication date, read from disk, so a start without a network serves real rates), then the
+ * RBA's 2018–2022 workbook. The path is the same from src/ and from the bundle in dist/.
+ */
+export const SEED_HISTORY = new URL('../seed/f11.1-data_2026-05-11.csv', import.meta.url).href;
+export const RBA_HISTORY_WORKBOOK = 'https://www.rba.gov.au/statistics/tables/xls-hist/2018-2022.xls';
+
 const schema = z
   .object({
     PORT: port.default(8080),
@@ -78,12 +86,12 @@ const schema = z
     RBA_RSS_URL: z.string().min(1).default('https://www.rba.gov.au/rss/rss-cb-exchange-rates.xml'),
     RBA_CSV_URL: z.string().min(1).default('https://www.rba.gov.au/statistics/tables/csv/f11.1-data.csv'),
     /**
-     * the history workbooks to hold (the RBA publishes 2018–2022 only as a workbook): URLs or paths,
-     * comma-separated; each is fetched at catch-up until it has been stored once; 'off' for none
+     * the history files to hold (the RBA publishes 2018–2022 only as a workbook): URLs, file: URLs or
+     * paths, comma-separated; each is read at catch-up until it has been stored once; 'off' for none
      */
     RBA_HISTORY_URLS: z
       .string()
-      .default('https://www.rba.gov.au/statistics/tables/xls-hist/2018-2022.xls')
+      .default(`${SEED_HISTORY},${RBA_HISTORY_WORKBOOK}`)
       .transform((v) =>
         v.trim() === 'off'
           ? []

@@ -4,7 +4,7 @@
 // DATA_DIR that holds no database yet. On a PostgreSQL server both are pg_dump's and pg_restore's
 // work (docs/operations.md, Backups).
 import { existsSync, openAsBlob, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Config } from '../config.js';
 import { findRunningService, keepDataDirPrivate } from '../service-file.js';
 import type { CommandArgs } from './commands.js';
@@ -56,5 +56,16 @@ export async function restore(config: Config, args: CommandArgs): Promise<object
     rmSync(pgdata, { recursive: true, force: true });
     throw new OperatorError(`${file} is not a backup of the embedded database: ${(error as Error).message}`);
   }
-  return { restored: file, dataDir: resolve(config.DATA_DIR) };
+  const dataDir = resolve(config.DATA_DIR);
+  return { restored: file, dataDir, reminder: webhookKeyReminder(config, dataDir) };
+}
+
+/**
+ * A backup holds the database alone, not the key that seals the webhook signing secrets in it: a
+ * service started without that key makes a new one and can no longer sign any delivery.
+ */
+function webhookKeyReminder(config: Config, dataDir: string): string {
+  const unopenable = 'the backup does not hold it, and without it the stored webhook signing secrets cannot be opened';
+  if (config.WEBHOOK_KEY) return `Keep WEBHOOK_KEY set to the key the backed-up service used before starting the service: ${unopenable}`;
+  return `Put the backed-up data directory's webhook-key file back as ${join(dataDir, 'webhook-key')} (or set WEBHOOK_KEY to it) before starting the service: ${unopenable}`;
 }

@@ -41,7 +41,8 @@ const list = (text: string) => text.split(',').map((entry) => entry.trim());
 function restrictionsOption(args: CommandArgs) {
   const { options } = args;
   const cap = options['monthly-cap'];
-  if (cap !== undefined && !/^\d{1,9}$/.test(cap)) throw new OperatorError(`--monthly-cap must be a whole number of requests (got ${cap})`);
+  if (cap !== undefined && !/^\d{1,9}$/.test(cap))
+    throw new OperatorError(`--monthly-cap must be a whole number of requests, from 0 to the plan's monthly quota (got ${cap})`);
   return {
     ...(options['allowed-ips'] !== undefined ? { allowedIps: list(options['allowed-ips']) } : {}),
     ...(options['allowed-endpoints'] !== undefined ? { allowedEndpoints: list(options['allowed-endpoints']) } : {}),

@@ -20,7 +20,7 @@ export function sentRestrictions(form: URLSearchParams): RestrictionsForm {
 export function restrictionsChange(sent: RestrictionsForm): RestrictionsChange {
   const ips = sent.allowedIps.split(/[\s,]+/).filter((entry) => entry !== '');
   const cap = sent.monthlyCap.trim();
-  if (cap !== '' && !/^\d{1,9}$/.test(cap)) throw new BadRequestError('Monthly cap: enter a whole number of requests, or leave it empty.');
+  if (cap !== '' && !/^\d{1,9}$/.test(cap)) throw new BadRequestError('Monthly cap: enter a whole number of requests, 0 or more, or leave it empty.');
   const date = sent.expiresOn.trim();
   if (date !== '' && !isValidIsoDate(date)) throw new BadRequestError('Expires on: enter a date (YYYY-MM-DD), or leave it empty.');
   return {

@@ -1,6 +1,7 @@
 // Reads an RBA file from a path or an http(s) URL, with a progress bar when stderr is a terminal
 // (the operator CLI); the service (scheduler, `sync`) reads without one, bounded by a signal.
 import { createReadStream, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { SingleBar } from 'cli-progress';
 
 const PROGRESS_FROM_BYTES = 256 * 1024;
@@ -62,6 +63,8 @@ export async function readSource(source: string, options: ReadOptions = {}): Pro
     const length = Number(response.headers.get('content-length'));
     return collect(response.body as AsyncIterable<Uint8Array>, Number.isFinite(length) && length > 0 ? length : null, progress);
   }
-  const size = statSync(source).size;
-  return collect(createReadStream(source, signal ? { signal } : {}), size, progress);
+  // a file: URL (the seed's default place) or a path
+  const path = /^file:/i.test(source) ? fileURLToPath(source) : source;
+  const size = statSync(path).size;
+  return collect(createReadStream(path, signal ? { signal } : {}), size, progress);
 }

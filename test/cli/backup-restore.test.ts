@@ -171,13 +171,21 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))('cli backup and restore (the 
     expect(oneJson(await runCli(['restore', file], store.env)).error).toMatch(/pgdata exists: move it aside/);
 
     const fresh = join(work, 'restored');
-    expect(succeeded(await runCli(['restore', file], { DATA_DIR: fresh }))).toEqual({ restored: file, dataDir: fresh });
+    // the backup holds no webhook-key: the operator is told to put it back
+    expect(succeeded(await runCli(['restore', file], { DATA_DIR: fresh }))).toEqual({
+      restored: file,
+      dataDir: fresh,
+      reminder: `Put the backed-up data directory's webhook-key file back as ${join(fresh, 'webhook-key')} (or set WEBHOOK_KEY to it) before starting the service: the backup does not hold it, and without it the stored webhook signing secrets cannot be opened`,
+    });
+    // with WEBHOOK_KEY set, to keep it
+    const keyed = succeeded(await runCli(['restore', file], { DATA_DIR: join(work, 'keyed'), WEBHOOK_KEY: Buffer.alloc(32, 3).toString('base64url') }));
+    expect(keyed.reminder).toMatch(/^Keep WEBHOOK_KEY set to the key the backed-up service used before starting the service: the backup does not hold it/);
     const source = await store.withDb(tablesOf);
     const { db } = await openDatabase({ kind: 'pglite', dataDir: join(fresh, 'pgdata') });
     const restored = await tablesOf(db).finally(() => db.destroy());
     expectRestored(restored, source, load.answers, { from, to });
     expect(load.answers.length).toBeGreaterThan(20);
-  }, 90_000);
+  }, 180_000);
 
   it('refuses a file that is not a backup, and leaves no database behind', async () => {
     const work = mkdtempSync(join(tmpdir(), 'aud-rates-backup-'));

@@ -79,6 +79,9 @@ describe('cli key restrictions', () => {
     expect(await refusal(['key', 'restrict', '--prefix', prefix, '--allowed-endpoints', 'latest,rates'])).toMatch(/'rates' is not an endpoint name/);
     expect(await refusal(['key', 'restrict', '--prefix', prefix, '--monthly-cap', '5001'])).toMatch(/more than the Starter plan's 5000/);
     expect(await refusal(['key', 'restrict', '--prefix', prefix, '--monthly-cap', 'lots'])).toMatch(/--monthly-cap must be a whole number/);
+    expect(await refusal(['key', 'restrict', '--prefix', prefix, '--monthly-cap=-1'])).toBe(
+      "--monthly-cap must be a whole number of requests, from 0 to the plan's monthly quota (got -1)",
+    );
     expect(await refusal(['key', 'restrict', '--prefix', prefix, '--expires-on', '2020-01-01'])).toMatch(/expiresOn: 2020-01-01 has passed/);
     expect(await refusal(['key', 'restrict', '--prefix', prefix, '--expires-on', '2026-02-30'])).toMatch(/LocalDate/);
     expect(await refusal(['key', 'restrict', '--prefix', prefix])).toMatch(/--clear or at least one/);

@@ -50,6 +50,7 @@ describe('the Keys page', () => {
     const csrf = Browser.csrfOf(await (await browser.get('/dashboard/keys')).text());
     for (const [form, words] of [
       [{ monthlyCap: 'lots' }, 'Monthly cap: enter a whole number of requests'],
+      [{ monthlyCap: '-1' }, 'Monthly cap: enter a whole number of requests, 0 or more, or leave it empty.'],
       [{ monthlyCap: '50001' }, "Monthly cap: 50001 is more than the Professional plan's 50000 requests"],
       [{ expiresOn: '2026-05-11' }, 'Expires on: 2026-05-11 has passed'],
       [{ expiresOn: 'soon' }, 'Expires on: enter a date'],

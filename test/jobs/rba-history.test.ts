@@ -5,7 +5,7 @@
 // xls-hist/2018-2022.xls; what the tests expect is computed from the CSV the workbook was made from.
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.js';
+import { parseConfig, SEED_HISTORY } from '../../src/config.js';
 import { openLeaderLock } from '../../src/db/leader-lock.js';
 import { PUBLICATION_SCHEDULE, startRbaScheduler, type RbaScheduler, type SchedulerLogger } from '../../src/jobs/rba-scheduler.js';
 import { parseRbaCsv } from '../../src/rba/index.js';
@@ -40,7 +40,12 @@ function recorder(): SchedulerLogger & { entries: { level: string; msg: string }
 }
 
 /** An empty app whose feed and CSV answer as given and whose history is one workbook path. */
-async function appWithHistory(workbook: (count: number) => Answer, feed: (count: number) => Answer = () => failure(503), catchUpOnLead = true) {
+async function appWithHistory(
+  workbook: (count: number) => Answer,
+  feed: (count: number) => Answer = () => failure(503),
+  catchUpOnLead = true,
+  sources: (workbook: string) => string = (url) => url,
+) {
   const base = `/rba${++pathCount}`;
   server.route(`${base}/rss.xml`, feed);
   server.route(`${base}/f11.1-data.csv`, () => failure(503));
@@ -51,7 +56,7 @@ async function appWithHistory(workbook: (count: number) => Answer, feed: (count:
     config: {
       RBA_RSS_URL: server.url(`${base}/rss.xml`),
       RBA_CSV_URL: server.url(`${base}/f11.1-data.csv`),
-      RBA_HISTORY_URLS: history,
+      RBA_HISTORY_URLS: sources(history),
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     },
   });
@@ -67,7 +72,7 @@ async function appWithHistory(workbook: (count: number) => Answer, feed: (count:
   return { t, scheduler, logger, history, workbookRequests: () => server.requests(`${base}/2018-2022.xls`) };
 }
 
-const count = async (t: TestApp, table: 'webhook_deliveries' | 'rates' | 'history_imports') =>
+const count = async (t: TestApp, table: 'webhook_deliveries' | 'rates' | 'history_imports' | 'alert_firings') =>
   Number(
     (
       await t.db
@@ -130,9 +135,58 @@ describe('history workbooks', () => {
   });
 });
 
+describe('the offline seed', () => {
+  it('a fresh store with no network holds the seed: 2023-01-03 to 2026-05-11, stale, announced to nobody', async () => {
+    // the default list, the workbook's place unreachable as it is without a network
+    const { t, scheduler } = await appWithHistory(
+      () => failure(503),
+      () => failure(503),
+      true,
+      (workbook) => `${SEED_HISTORY},${workbook}`,
+    );
+    const key = await t.createKey('business');
+    const hooked = await t.json('/api/webhook-subscriptions', {
+      key,
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: { url: 'https://127.0.0.1:9/hook' },
+    });
+    expect(hooked.status).toBe(200);
+    const alert = await t.json('/api/alerts', {
+      key,
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: { currency: 'USD', condition: 'change_pct', value: 0.000001, channels: ['email', 'webhook'] },
+    });
+    expect(alert.status).toBe(200);
+
+    await expect.poll(() => count(t, 'history_imports'), { timeout: 60_000, interval: 100 }).toBe(1);
+    const days = parseRbaCsv(readFileSync(new URL(SEED_HISTORY), 'utf8')).days;
+    expect([days[0]!.date, days.at(-1)!.date, days.length]).toEqual(['2023-01-03', '2026-05-11', 841]);
+    expect(await count(t, 'rates')).toBeGreaterThan(0);
+    for (const day of [days[0]!, days[400]!, days.at(-1)!]) {
+      const res = await t.json(`/${day.date}`, { key });
+      expect(res.status, day.date).toBe(200);
+      expect(res.body.rates.USD).toBe(Number(day.rates.USD));
+    }
+    t.setNow('2026-05-14T03:00:00Z'); // two publications missed: the seed's rates, marked stale
+    const latest = await t.request('/latest', { key });
+    expect((await latest.json()).date).toBe('2026-05-11');
+    const status = await t.json('/status');
+    expect(status.body.stale).toBe(true);
+    expect(latest.headers.get('x-data-stale')).toBe('true');
+    // history is no publication: no delivery, no alert fired
+    expect(await count(t, 'webhook_deliveries')).toBe(0);
+    expect(await count(t, 'alert_firings')).toBe(0);
+    // the seed is recorded; the workbook is tried again at the next catch-up
+    expect(await scheduler.runHistory()).toMatchObject({ stored: [] });
+  });
+});
+
 describe('RBA_HISTORY_URLS', () => {
-  it('defaults to the RBA workbook of 2018–2022; takes a comma-separated list; off for none', () => {
-    expect(parseConfig({}).RBA_HISTORY_URLS).toEqual(['https://www.rba.gov.au/statistics/tables/xls-hist/2018-2022.xls']);
+  it('defaults to the seed shipped in the repository, then the RBA workbook of 2018–2022; takes a comma-separated list; off for none', () => {
+    expect(parseConfig({}).RBA_HISTORY_URLS).toEqual([SEED_HISTORY, 'https://www.rba.gov.au/statistics/tables/xls-hist/2018-2022.xls']);
+    expect(SEED_HISTORY).toBe(new URL('../../seed/f11.1-data_2026-05-11.csv', import.meta.url).href);
     expect(parseConfig({ RBA_HISTORY_URLS: ' a.xls, https://x.test/b.xls ,' }).RBA_HISTORY_URLS).toEqual(['a.xls', 'https://x.test/b.xls']);
     expect(parseConfig({ RBA_HISTORY_URLS: 'off' }).RBA_HISTORY_URLS).toEqual([]);
   });

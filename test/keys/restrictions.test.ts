@@ -199,6 +199,20 @@ describe('monthlyCap', () => {
     }
   });
 
+  it('a cap of 0 answers 429 naming it, counting nothing, until the cap is raised; the plan’s whole quota is a cap too', async () => {
+    const { email, key } = await freshKey('starter');
+    expect(await restrict(key, { monthlyCap: 0 })).toMatchObject({ monthlyCap: 0, capUsed: 0 });
+    for (let i = 0; i < 2; i++) expectError(await t.json('/latest', { key }), 429, 'rate_limit_exceeded', /monthly cap of 0 requests is reached/);
+    expect((await stored(t, email)).used).toBe(0);
+    await restrict(key, { monthlyCap: 1 });
+    expect((await t.json('/latest', { key })).status).toBe(200);
+    expectError(await t.json('/latest', { key }), 429, 'rate_limit_exceeded', /cap of 1 /);
+    expect(await restrict(key, { monthlyCap: 5_000 })).toMatchObject({ monthlyCap: 5_000, capUsed: 1 });
+    expect(await refusal(key, { monthlyCap: -1 })).toBe('monthlyCap: -1 is not a whole number of requests (0 or more)');
+    expect(await refusal(key, { monthlyCap: 5_001 })).toBe("monthlyCap: 5001 is more than the Starter plan's 5000 requests");
+    expect((await restrict(key, {})).monthlyCap).toBe(5_000);
+  });
+
   it('gives exactly the cap to 50 concurrent requests', async () => {
     const { email, key } = await freshKey();
     await restrict(key, { monthlyCap: 20 });
