@@ -2,9 +2,7 @@
 // 429 comes last), so a request that fails validation, authentication or finds no data never takes
 // a unit.
 import type { Kysely } from 'kysely';
-import { findAccountById } from '../db/accounts.js';
 import type { Database } from '../db/database.js';
-import { quotaOf } from '../schema/account-quota.js';
 import type { ApiKeyViewer } from '../schema/context.js';
 import { FreeConvertLimit } from './free-convert-limit.js';
 import { MonthlyQuota, type MonthlyQuotaOptions } from './monthly-quota.js';
@@ -14,11 +12,7 @@ export class RequestLimits {
   readonly monthly: MonthlyQuota;
   private readonly freeConvert: FreeConvertLimit;
 
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly clock: () => Date,
-    quota: MonthlyQuotaOptions,
-  ) {
+  constructor(db: Kysely<Database>, clock: () => Date, quota: MonthlyQuotaOptions) {
     this.monthly = new MonthlyQuota(db, clock, quota);
     this.freeConvert = new FreeConvertLimit(db, clock);
   }
@@ -32,18 +26,9 @@ export class RequestLimits {
     return this.freeConvert.take(client);
   }
 
-  /**
-   * The quota's headers for a keyed request refused before it took a unit (docs/api.md §8: every
-   * keyed answer carries them): the count as it stands, read without taking from it. None when
-   * the store cannot say: the headers are left off rather than the refusal changed.
-   */
-  async standing(route: Pick<Route, 'auth'>, viewer: ApiKeyViewer): Promise<Record<string, string>> {
-    if (route.auth === 'none' || route.auth === 'account') return {};
-    const account = await findAccountById(this.db, viewer.accountId).catch(() => null);
-    if (!account) return {};
-    const { limit, used, resetsAt } = quotaOf(account, this.clock());
-    const headers: Record<string, string> = { 'X-RateLimit-Limit-Monthly': String(limit), 'X-RateLimit-Remaining-Monthly': String(Math.max(0, limit - used)) };
-    if (resetsAt) headers['X-RateLimit-Reset'] = resetsAt.toISOString();
-    return headers;
+  /** The quota's headers for a keyed request refused before it took a unit (docs/api.md §8: every keyed answer carries them). */
+  standing(route: Pick<Route, 'auth'>, viewer: ApiKeyViewer): Promise<Record<string, string>> {
+    if (route.auth === 'none' || route.auth === 'account') return Promise.resolve({});
+    return this.monthly.standing(viewer);
   }
 }

@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
+import { findAccountById } from '../db/accounts.js';
 import type { Database } from '../db/database.js';
 import { grantUnits, type Grant, type GrantAsk, type QuotaCount } from '../db/quota.js';
 import { billingPeriod, type BillingPeriod } from '../domain/billing.js';
@@ -100,6 +101,35 @@ export class MonthlyQuota {
     return headers;
   }
 
+  /**
+   * The quota's headers for a keyed request refused before it took a unit: the count as it stands,
+   * as this process last knew it (from its own last grant, or read for a refusal) within the last
+   * KNOWN_COUNT_TTL_MS, else read from the account. None when the store cannot say.
+   */
+  async standing(viewer: Pick<ApiKeyViewer, 'accountId' | 'plan' | 'billingDay'>): Promise<Record<string, string>> {
+    const plan = PLAN_LIMITS[viewer.plan];
+    const period = plan.resets ? this.periodOf(viewer.billingDay, this.clock()) : null;
+    const count = period?.start ?? null;
+    let used = this.known.get(viewer.accountId)?.[count ?? FREE];
+    if (used === undefined) {
+      const account = await findAccountById(this.db, viewer.accountId).catch(() => null);
+      if (!account) return {};
+      used = count === null ? account.free_used : account.quota_period >= count ? account.quota_used : 0;
+      this.remember(viewer.accountId, count, used);
+    }
+    const limit = plan.monthlyRequests;
+    const headers: Record<string, string> = { 'X-RateLimit-Limit-Monthly': String(limit), 'X-RateLimit-Remaining-Monthly': String(Math.max(0, limit - used)) };
+    if (period) headers['X-RateLimit-Reset'] = period.resetsAtText;
+    return headers;
+  }
+
+  /** account id → its counts as last known here, by period ('YYYY-MM-DD', or FREE) */
+  private readonly known = new LRUCache<string, Record<string, number>>({ max: 10_000, ttl: KNOWN_COUNT_TTL_MS });
+
+  private remember(accountId: string, count: string | null, used: number): void {
+    this.known.set(accountId, { [count ?? FREE]: used });
+  }
+
   /** billing day (1–31) → its current period and the instants it spans */
   private readonly periods = new LRUCache<number, { period: BillingPeriod & { resetsAtText: string }; from: number; until: number }>({ max: 31 });
 
@@ -161,7 +191,9 @@ export class MonthlyQuota {
     try {
       while (this.waiting.length > 0) {
         asks = this.nextAsks();
-        handAll(asks, await this.grantOnce(asks));
+        const grants = await this.grantOnce(asks);
+        grants.forEach((grant, i) => grant && this.remember(asks[i]!.accountId, grant.countedIn, grant.start + grant.granted));
+        handAll(asks, grants);
         asks = [];
       }
     } catch (error) {
@@ -193,6 +225,14 @@ export class MonthlyQuota {
     }
   }
 }
+
+/**
+ * How long a count known here answers for a refusal's headers: the refusals of a busy key cost no
+ * read each, and another process's grants show within this.
+ */
+const KNOWN_COUNT_TTL_MS = 1_000;
+/** the key of Free's one-time count among an account's known counts */
+const FREE = 'free';
 
 const waitersOf = (asks: readonly Ask[]): Waiter[] => asks.flatMap((ask) => ask.waiters);
 

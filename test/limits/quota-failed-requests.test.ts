@@ -41,11 +41,11 @@ describe('a keyed request that fails', () => {
     const { email, key } = await account(t, 'professional', { billingDay: BILLING_DAY, used: 10, period: PERIOD });
     // The grant's function is briefly out of reach. On Postgres the grant opens a transaction of its
     // own: a connection given back inside it would fail whatever statement came next on it.
-    await sql`alter function grant_units(uuid[], date[], integer[], integer[], uuid[], integer[]) rename to grant_units_out_of_reach`.execute(t.db);
+    await sql`alter function grant_units rename to grant_units_out_of_reach`.execute(t.db);
     try {
       expectError(await t.json('/latest?symbols=USD', { key }), 503, 'service_unavailable');
     } finally {
-      await sql`alter function grant_units_out_of_reach(uuid[], date[], integer[], integer[], uuid[], integer[]) rename to grant_units`.execute(t.db);
+      await sql`alter function grant_units_out_of_reach rename to grant_units`.execute(t.db);
     }
     expect((await stored(t, email)).used).toBe(10);
     for (let i = 1; i <= 12; i++) expect((await t.request('/latest?symbols=USD', { key })).status).toBe(200);

@@ -1,5 +1,6 @@
 // Where a keyed request's quota stands, for a refusal that took no unit (docs/api.md §8): read from
-// the account's row, and left off, not thrown, when the store cannot say.
+// the account's row, or known from the process's own grant, and left off, not thrown, when the
+// store cannot say.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RequestLimits } from '../../src/rest/limits.js';
 import { routes } from '../../src/rest/routes.js';
@@ -34,7 +35,13 @@ it("says where the account's quota stands, and nothing once the store no longer 
   });
   expect(await limits.standing(route('Symbols'), viewer)).toEqual({});
 
+  // a grant's count answers the refusals after it without a read: the store is gone
+  const granted = await limits.admit(route('Latest'), viewer, '192.0.2.1');
+  expect(granted['X-RateLimit-Remaining-Monthly']).toBe('4987');
   await database.close();
   closed = true;
-  expect(await limits.standing(route('Latest'), viewer)).toEqual({});
+  expect(await limits.standing(route('Latest'), viewer)).toMatchObject({ 'X-RateLimit-Remaining-Monthly': '4987' });
+  // a process that knows nothing of the account reads it, and the store cannot say
+  const other = new RequestLimits(database.db, () => NOW, { commitApart: Boolean(process.env.DATABASE_URL), logger: silent });
+  expect(await other.standing(route('Latest'), viewer)).toEqual({});
 });

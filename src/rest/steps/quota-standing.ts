@@ -1,6 +1,7 @@
 // Every keyed answer says where the account's quota stands (docs/api.md §8), a refusal's too: a
 // request refused after its key was known (a restriction's 403, a 400, the plan's 403, a 404) is
-// told the count as it stands, read without taking from it. A 429 says so itself.
+// told the count as it stands, without taking from it (src/rest/monthly-quota.ts, `standing`). A
+// 429 says so itself.
 import { RateLimitedError } from '../../http/http-errors.js';
 import type { Step } from '../exchange.js';
 import type { RequestLimits } from '../limits.js';
