@@ -9,11 +9,10 @@
 // monthly cap is held to it in the same statement, so the cap is as exact as the quota. The way of a
 // grant from the limits step to the account row: docs/architecture.md, "The quota".
 import type { Kysely } from 'kysely';
-import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import { commitGrant, grantUnits, rollbackGrant, type Grant, type GrantAsk, type QuotaCount } from '../db/quota.js';
-import { billingPeriod, type BillingPeriod } from '../domain/billing.js';
+import { billingPeriod } from '../domain/billing.js';
 import { secondsUntil } from '../domain/calendar.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
 import { InvalidApiKeyError, StoreUnavailableError } from '../errors.js';
@@ -80,10 +79,10 @@ export class MonthlyQuota {
   ): Promise<Record<string, string>> {
     const plan = PLAN_LIMITS[viewer.plan];
     const now = this.clock();
-    const period = plan.resets ? this.periodOf(viewer.billingDay, now) : null;
+    const period = plan.resets ? billingPeriod(viewer.billingDay, now) : null;
     const limit = plan.monthlyRequests;
     const headers: Record<string, string> = { 'X-RateLimit-Limit-Monthly': String(limit) };
-    if (period) headers['X-RateLimit-Reset'] = period.resetsAtText;
+    if (period) headers['X-RateLimit-Reset'] = period.resetsAt.toISOString();
 
     const cap = viewer.monthlyCap ?? null;
     const key = cap !== null && viewer.keyId !== undefined ? { id: viewer.keyId, cap } : null;
@@ -97,23 +96,6 @@ export class MonthlyQuota {
     const left = limit - granted.count;
     headers['X-RateLimit-Remaining-Monthly'] = String(Math.max(0, granted.keyCount === null ? left : Math.min(left, cap! - granted.keyCount)));
     return headers;
-  }
-
-  /** billing day (1–31) → its current period and the instants it spans */
-  private readonly periods = new LRUCache<number, { period: BillingPeriod & { resetsAtText: string }; from: number; until: number }>({ max: 31 });
-
-  /**
-   * billingPeriod, remembered per billing day while it lasts: every keyed request asks, and working
-   * it out costs far more than the lookup (`bench/pure-caches.ts` times both).
-   */
-  private periodOf(billingDay: number, now: Date): BillingPeriod & { resetsAtText: string } {
-    const at = now.getTime();
-    const known = this.periods.get(billingDay);
-    if (known && at >= known.from && at < known.until) return known.period;
-    const period = { ...billingPeriod(billingDay, now), resetsAtText: '' };
-    period.resetsAtText = period.resetsAt.toISOString();
-    this.periods.set(billingDay, { period, from: Date.parse(`${period.start}T00:00:00Z`), until: period.resetsAt.getTime() });
-    return period;
   }
 
   /** The counts with this request's unit, or which had none left. */
