@@ -1,186 +1,239 @@
-// `npm run bench`: load-tests the real service against a bare node:http baseline, then measures a
-// webhook publication fanned out to 2,000 subscriptions, and prints a report.
+// `npm run bench`: the service as `npm start` runs it, holding the RBA's 2023–2026 file with an
+// Enterprise key (PGlite; Postgres when DATABASE_URL is set), next to a bare node:http server in
+// this process answering a body of /latest's size. wrk drives each target (bench/targets.ts), each
+// measured right after a run of the bare server, the targets taking turns round after round; the
+// report gives each target's medians: req/s, share of bare, p99 and the server's CPU per request,
+// then /export's time and memory, each against its floor (docs/performance.md).
 //
-// Phase 1, HTTP targets: autocannon against the service and the bare baseline (bench/load.ts), with
-// the service's shared answers (identical requests share one for a second) on, then off. The rates
-// are every business day from 2018 (bench/fixtures.ts); besides fixed requests, varied targets send
-// seeded random `/{date}`, `/timeseries` (1–90 days, 1–3 symbols) and dated `/convert` requests,
-// each alone and mixed (bench/targets.ts).
-// Phase 2, webhook deliveries (bench/deliveries.ts): the real app in this process, on the same
-// storage choice, with 2,000 subscriptions (40 Enterprise accounts x 50) pointing at a local HTTPS
-// receiver in a child process (bench/receiver.ts) that checks every signature. Timed: the import
-// transaction that records the 2,000 deliveries, then app.deliveries.runDue() until all are
-// recorded; printed: both times, deliveries per second, per-attempt and publication-to-arrival
-// p50/p99, and the target (all 2,000 within 20 s).
-// Phase 3, the cluster (bench/cluster.ts, Postgres only): the reference deployment with 1 and 3
-// processes behind HAProxy, measured through the balancer, and the quota grant statement alone.
+//   npm run bench -- [--only <text>,…] [--rounds 3] [--seconds 4] [--warmup 1] [--connections 50]
+//                    [--export-rounds 3] [--variant NAME=VALUE …] [--rates <file>]
 //
-//   BENCH_DURATION=<s>        measured seconds per target (default 5; e.g. 30 for steadier figures)
-//   BENCH_WARMUP=<s>          warm-up seconds per target, not measured (default 2)
-//   BENCH_ROUNDS=<n>          measure every target n times, each time against its own bare run, the
-//                             targets taking turns (default 1); a goal is judged on the round with the
-//                             median share, and the report lists every round's share
-//   BENCH_CONNECTIONS=<n>     concurrent connections (default 50)
-//   BENCH_MODE=child|inprocess|both
-//                             where the servers run: in a child process (default; the load generator
-//                             keeps this process's event loop to itself), in this process, or both
-//   BENCH_SHARED_ANSWERS=on|off|both
-//                             the service's shared answers for identical requests (default both)
-//   BENCH_RATES_FILE=<path>   serve this RBA file (F11.1 CSV or .xls) instead of the generated history
-//   BENCH_DATABASE_URL=postgres://…   a Postgres server to create (and drop) a bench_<random> database on;
-//                             without it, embedded PGlite in a temporary directory
-//   BENCH_ONLY=<text>         measure only the targets whose name contains <text> (and the bare baseline);
-//                             every target is still checked once before the load; the delivery phase is
-//                             then skipped. BENCH_ONLY=deliveries runs the delivery phase alone
-//   BENCH_CPU_PROF=<dir>      child mode: write a CPU profile of the server process to <dir>, keeping its
-//                             bundle in dist/bench-<pid>/ for bench/profile-sources.ts (the delivery
-//                             phase runs in this process: `node --cpu-prof --import tsx bench/run.ts`)
-//   BENCH_DELIVERIES=<n>      subscriptions in the delivery phase (default 2000; the target is for 2000)
-//   BENCH_ONLY=analytics      the analytics phase alone (bench/analytics.ts): the saved operations of
-//                             docs/operations timed over a generated year of usage for 10,000 accounts
-//   BENCH_ANALYTICS_RUNS=<n>  timed runs of each operation in the analytics phase (default 9)
-//   BENCH_ONLY=cluster        the cluster phase alone (bench/cluster.ts): 1 and 3 processes of the built
-//                             service behind HAProxy on a BENCH_DATABASE_URL database, keyed /latest
-//                             through the balancer; req/s and the database's commits per second; then
-//                             the quota grant statement alone from 1, 2, 4 and 8 connections, grants
-//                             and units per second. It also runs after the other phases whenever
-//                             BENCH_DATABASE_URL is set
-//
-// Exits 0 when goals are missed (it is a report); exits 1 when any target answered non-2xx or failed,
-// or when a delivery was not delivered or arrived with a wrong signature.
-import { benchAnalytics } from './analytics.js';
-import { benchCluster } from './cluster.js';
-import { startServersInChild } from './child.js';
-import { abortDeliveries, benchDeliveries } from './deliveries.js';
-import { numberFromEnv } from './env.js';
-import { measure, type LoadOptions, type Measurement } from './load.js';
-import { printReport } from './report.js';
-import { startServers, type RunningServers } from './servers.js';
-import { preflight, targetsFor } from './targets.js';
+// --only measures the targets whose name holds one of the texts ('export' for /export alone).
+// --variant starts a second service with those settings (e.g. SHARED_ANSWERS=off), measured in
+// turn with the first, and reports each target's share in both.
+// Exits 1 when an answer was not what the target expects (a socket error, a 4xx or 5xx from a target
+// that had none before the load), not when a floor is missed: it is a report.
+import { createServer } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { measureExport, type ExportResult } from './export.js';
+import { build, cpuSecondsOf, startService, type Service } from './service.js';
+import { CPU_PAIRS, targetsFor, type Request, type Target } from './targets.js';
+import { wrk, wrkScript, type WrkResult } from './wrk.js';
 
-type Mode = 'child' | 'inprocess';
-
-function sharedAnswerModes(): boolean[] {
-  const mode = process.env.BENCH_SHARED_ANSWERS ?? 'both';
-  if (mode === 'on' || mode === 'off') return [mode === 'on'];
-  if (mode === 'both') return [true, false];
-  throw new Error(`BENCH_SHARED_ANSWERS must be on, off or both, got ${JSON.stringify(mode)}`);
-}
-
-function modes(): Mode[] {
-  const mode = process.env.BENCH_MODE ?? 'child';
-  if (mode === 'child' || mode === 'inprocess') return [mode];
-  if (mode === 'both') return ['child', 'inprocess'];
-  throw new Error(`BENCH_MODE must be child, inprocess or both, got ${JSON.stringify(mode)}`);
-}
-
-const MODE_LABEL: Record<Mode, string> = {
-  child: 'servers in a child process, autocannon in this one',
-  inprocess: 'servers and autocannon in this one process (shared event loop)',
-};
-
-let running: RunningServers | null = null;
-
-async function benchOnce(
-  mode: Mode,
-  sharedAnswers: boolean,
-  options: Omit<LoadOptions, 'serverPid'>,
-  rounds: number,
-): Promise<{ failedTargets: string[]; results: Measurement[] }> {
-  console.log(`\n=== ${MODE_LABEL[mode]}; shared answers ${sharedAnswers ? 'on' : 'off'} ===`);
-  const started = Date.now();
-  running = mode === 'child' ? await startServersInChild(sharedAnswers) : await startServers(sharedAnswers);
-  const { info } = running;
-  console.log(`storage: ${info.storage}`);
-  console.log(`rates: ${info.source}: ${info.days} business days ${info.firstDate}..${info.lastDate}, ${info.values.toLocaleString('en-US')} values`);
-  const heap = info.historyHeapBytes === null ? 'heap not measured' : `${(info.historyHeapBytes / 2 ** 20).toFixed(1)} MiB of heap`;
-  console.log(
-    `history read into memory in ${info.historyLoadMs.toFixed(0)} ms (${heap}); server pid ${info.pid}; ready in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-  );
-
-  const targets = targetsFor(info);
-  const sizes = new Map<string, { bytes: number; contentType: string | null }>();
-  for (const target of targets) sizes.set(target.name, await preflight(target));
-  const bare = sizes.get('bare node:http')!;
-  const latest = sizes.get('/latest (keyed)')!;
-  if (bare.bytes !== latest.bytes || bare.contentType !== latest.contentType) {
-    throw new Error(`bare body (${bare.bytes} B, ${bare.contentType}) differs from /latest's (${latest.bytes} B, ${latest.contentType})`);
-  }
-  console.log(`body bytes: ${targets.map((t) => `${t.name} ${sizes.get(t.name)!.bytes}`).join(', ')}`);
-  console.log(
-    `load: ${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s measured per target` +
-      (rounds > 1 ? `, ${rounds} rounds` : '') +
-      '\n',
-  );
-
-  const only = process.env.BENCH_ONLY;
-  const load = { ...options, serverPid: info.pid };
-  const bareTarget = targets.find((t) => t.baseline)!;
-  const results: Measurement[] = [];
-  // This machine's speed drifts from one minute to the next (the bare server alone measured from
-  // 26k to 51k req/s within one hour), so a share taken of one bare run minutes earlier moves with
-  // the drift. Each target is compared with a bare run measured just before it instead; with
-  // several rounds the targets take turns, so a slow minute falls on one round of each.
-  for (let round = 1; round <= rounds; round++) {
-    for (const target of targets) {
-      if (target.baseline || (only && !target.name.includes(only))) continue;
-      const bare = await measure(bareTarget, load);
-      results.push({ ...(await measure(target, load)), bare, round });
-    }
-  }
-  const { failedTargets } = printReport(results);
-
-  const closing = running;
-  running = null;
-  await closing.close();
-  return { failedTargets, results };
-}
-
-async function main(): Promise<number> {
-  const options: Omit<LoadOptions, 'serverPid'> = {
-    connections: numberFromEnv('BENCH_CONNECTIONS', 50),
-    duration: numberFromEnv('BENCH_DURATION', 5),
-    warmup: numberFromEnv('BENCH_WARMUP', 2, true),
-  };
-  const rounds = numberFromEnv('BENCH_ROUNDS', 1);
-  if (!Number.isInteger(rounds)) throw new Error(`BENCH_ROUNDS must be a whole number, got ${rounds}`);
-  const only = process.env.BENCH_ONLY;
-  if (only === 'analytics') {
-    await benchAnalytics(numberFromEnv('BENCH_ANALYTICS_RUNS', 9));
-    return 0;
-  }
-  if (only === 'cluster') return (await benchCluster(options)) ? 0 : 1;
-  const deliveriesOnly = only === 'deliveries';
-  const subscriptions = numberFromEnv('BENCH_DELIVERIES', 2_000);
-  if (!Number.isInteger(subscriptions)) throw new Error(`BENCH_DELIVERIES must be a whole number, got ${subscriptions}`);
-  const failed: string[] = [];
-  if (!deliveriesOnly) {
-    for (const mode of modes()) {
-      for (const sharedAnswers of sharedAnswerModes()) {
-        const { failedTargets } = await benchOnce(mode, sharedAnswers, options, rounds);
-        failed.push(...failedTargets.map((t) => `${t} (${mode}, shared answers ${sharedAnswers ? 'on' : 'off'})`));
-      }
-    }
-  }
-  if (failed.length > 0) {
-    console.error(`\n!!! FAILED: non-2xx answers or errors from ${failed.join(', ')} — the figures above are not valid !!!`);
-  }
-  let deliveriesOk = true;
-  if (!only || deliveriesOnly) deliveriesOk = await benchDeliveries({ subscriptions });
-  const clusterOk = only ? true : await benchCluster(options);
-  return failed.length > 0 || !deliveriesOk || !clusterOk ? 1 : 0;
-}
-
-process.on('SIGINT', () => {
-  void Promise.allSettled([running?.close(), abortDeliveries()]).finally(() => process.exit(130));
+const { values: flags } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    rounds: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '4' },
+    warmup: { type: 'string', default: '1' },
+    connections: { type: 'string', default: '50' },
+    'export-rounds': { type: 'string', default: '3' },
+    variant: { type: 'string', multiple: true, default: [] },
+    rates: { type: 'string', default: fileURLToPath(new URL('../seed/f11.1-data_2026-05-11.csv', import.meta.url)) },
+  },
 });
 
-main().then(
-  (code) => process.exit(code),
-  async (error: unknown) => {
-    console.error('\nbench failed:', error);
-    await running?.close().catch((e: unknown) => console.error('cleanup failed:', e));
-    await abortDeliveries().catch((e: unknown) => console.error('cleanup failed:', e));
-    process.exit(1);
-  },
-);
+function whole(name: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a whole number of at least 1, got ${text}`);
+  return value;
+}
+const ROUNDS = whole('rounds', flags.rounds);
+const SECONDS = whole('seconds', flags.seconds);
+const WARMUP = Number(flags.warmup);
+const CONNECTIONS = whole('connections', flags.connections);
+const EXPORT_ROUNDS = whole('export-rounds', flags['export-rounds']);
+const ONLY = flags.only?.split(',').map((text) => text.trim().toLowerCase());
+const wanted = (name: string) => !ONLY || ONLY.some((text) => name.toLowerCase().includes(text));
+const P99_UNDER_MS = 25;
+const EXPORT_FLOOR = { ms: 1_000, overIdleMiB: 30 };
+
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+interface Run extends WrkResult {
+  /** the bare server's req/s measured just before */
+  bare: number;
+  /** µs of the service's CPU per request */
+  cpuMicros: number;
+}
+
+const failures: string[] = [];
+
+function headersOf(service: Service, target: Target): Record<string, string> {
+  const key = { Authorization: `Bearer ${service.key}` };
+  if (!target.mcp) return key;
+  return { ...key, Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json', 'Mcp-Protocol-Version': '2025-06-18' };
+}
+
+/** the most different requests of a target sent before its load */
+const PREFLIGHT = 500;
+
+/** Sends the target's first different requests once each: any 4xx but a 404, any 5xx or a failed MCP call stops the bench; returns the share of 404s. */
+async function preflight(service: Service, target: Target): Promise<number> {
+  const distinct = [...new Map(target.requests.map((r) => [`${r.method} ${r.path} ${r.body}`, r])).values()].slice(0, PREFLIGHT);
+  let refused = 0;
+  for (const request of distinct) {
+    const send = () => fetch(`${service.origin}${request.path}`, { method: request.method, headers: headersOf(service, target), body: request.body });
+    // a kept-alive connection the service closes as it is reused fails the request: sent again once
+    const response = await send().catch(send);
+    const text = await response.text();
+    if (response.status >= 500 || (response.status >= 400 && response.status !== 404)) {
+      throw new Error(`${target.name}: ${request.method} ${request.path} answered ${response.status}: ${text.slice(0, 300)}`);
+    }
+    const answer = target.mcp ? (JSON.parse(text) as { result?: { isError?: boolean } }) : null;
+    if (answer && (!answer.result || answer.result.isError)) {
+      throw new Error(`${target.name}: the tool call failed: ${text.slice(0, 300)}`);
+    }
+    if (response.status === 404) refused++;
+  }
+  return refused / distinct.length;
+}
+
+async function measure(origin: string, script: string, pid: number | null): Promise<WrkResult & { cpuMicros: number }> {
+  if (WARMUP > 0) await wrk(origin, script, WARMUP, CONNECTIONS);
+  const cpu0 = pid === null ? 0 : cpuSecondsOf(pid);
+  const result = await wrk(origin, script, SECONDS, CONNECTIONS);
+  const cpuMicros = pid === null ? 0 : ((cpuSecondsOf(pid) - cpu0) * 1e6) / result.requests;
+  return { ...result, cpuMicros };
+}
+
+function bareServer(bytes: number) {
+  const empty = '{"success":true,"pad":""}';
+  const body = Buffer.from(`{"success":true,"pad":"${'x'.repeat(bytes - empty.length)}"}`);
+  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(body.length) };
+  return createServer((_request, response) => {
+    response.writeHead(200, headers);
+    response.end(body);
+  });
+}
+
+const pct = (share: number) => `${(share * 100).toFixed(1)}%`;
+
+function report(service: Service, targets: Target[], runs: Map<string, Run[]>): void {
+  console.log(`\n${service.label}: ${service.storage}, ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections; medians\n`);
+  console.log('| target | req/s | share of bare | p99 | server CPU per request | 4xx | floor |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const target of targets) {
+    const of = runs.get(target.name);
+    if (!of) continue;
+    const share = median(of.map((r) => r.reqPerSec / r.bare));
+    const p99 = median(of.map((r) => r.p99));
+    const floor = target.floor?.[service.storage];
+    const verdicts = [
+      ...(floor === undefined ? [] : [`≥ ${pct(floor)} ${share >= floor ? 'met' : 'MISSED'}`]),
+      `p99 < ${P99_UNDER_MS} ms ${p99 < P99_UNDER_MS ? 'met' : 'MISSED'}`,
+    ];
+    const refused = median(of.map((r) => r.statusErrors / r.requests));
+    console.log(
+      `| ${target.name} | ${Math.round(median(of.map((r) => r.reqPerSec))).toLocaleString('en-US')} | ${pct(share)} | ${p99.toFixed(1)} ms | ${Math.round(median(of.map((r) => r.cpuMicros)))} µs | ${pct(refused)} | ${verdicts.join(', ')} |`,
+    );
+  }
+  for (const [one, other, most] of CPU_PAIRS) {
+    const [a, b] = [runs.get(one), runs.get(other)];
+    if (!a || !b) continue;
+    const ratio = median(a.map((r) => r.cpuMicros)) / median(b.map((r) => r.cpuMicros));
+    console.log(`\n${one} costs ${ratio.toFixed(2)}× the server CPU of ${other} (at most ${most}×: ${ratio <= most ? 'met' : 'MISSED'})`);
+  }
+}
+
+function reportExport(service: Service, results: ExportResult[]): void {
+  console.log(`\n${service.label}: /export 2018 to today, ${EXPORT_ROUNDS} rounds; medians (slowest)\n`);
+  console.log('| format | size | wall time | resident memory over idle | floor |');
+  console.log('|---|---|---|---|---|');
+  for (const r of results) {
+    const [ms, over] = [median(r.ms), median(r.overIdle)];
+    const met = ms < EXPORT_FLOOR.ms && over <= EXPORT_FLOOR.overIdleMiB;
+    console.log(
+      `| ${r.format} | ${Math.round(r.bytes / 1024)} KiB | ${Math.round(ms)} ms (${Math.round(Math.max(...r.ms))}) | ${over.toFixed(1)} MiB (${Math.max(...r.overIdle).toFixed(1)}) | < 1 s, ≤ 30 MiB: ${met ? 'met' : 'MISSED'} |`,
+    );
+  }
+}
+
+function reportVariants(services: Service[], targets: Target[], runs: Map<Service, Map<string, Run[]>>): void {
+  console.log(`\nshare of bare, medians: ${services.map((s) => s.label).join(' / ')}\n`);
+  console.log(`| target | ${services.map((s) => s.label).join(' | ')} | ratios to the first |`);
+  console.log(`|---|${services.map(() => '---|').join('')}---|`);
+  for (const target of targets) {
+    const shares = services.map((s) => median((runs.get(s)!.get(target.name) ?? []).map((r) => r.reqPerSec / r.bare)));
+    const cpu = services.map((s) => median((runs.get(s)!.get(target.name) ?? []).map((r) => r.cpuMicros)));
+    const ratios = services.slice(1).map((_, i) => `${(shares[i + 1]! / shares[0]!).toFixed(2)} (CPU ${(cpu[i + 1]! / cpu[0]!).toFixed(2)})`);
+    console.log(`| ${target.name} | ${shares.map(pct).join(' | ')} | ${ratios.join(', ')} |`);
+  }
+}
+
+async function main(): Promise<void> {
+  build();
+  const variants = flags.variant.map((setting) => {
+    const equals = setting.indexOf('=');
+    if (equals < 1) throw new Error(`--variant takes NAME=VALUE, got ${setting}`);
+    return { [setting.slice(0, equals)]: setting.slice(equals + 1) };
+  });
+  const services: Service[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'bench-wrk-'));
+  const bare = { server: null as ReturnType<typeof bareServer> | null };
+  try {
+    services.push(await startService('service', flags.rates, {}));
+    for (const env of variants) services.push(await startService(Object.entries(env)[0]!.join('='), flags.rates, env));
+    const [main] = services as [Service];
+    console.log(`${flags.rates}: ${main.firstDate} to ${main.lastDate}`);
+
+    const targets = targetsFor(main).filter((t) => wanted(t.name));
+    const runs = new Map(services.map((s) => [s, new Map<string, Run[]>()]));
+    if (targets.length > 0) {
+      const latest = await fetch(`${main.origin}/latest`, { headers: { Authorization: `Bearer ${main.key}` } });
+      bare.server = bareServer((await latest.arrayBuffer()).byteLength);
+      await new Promise<void>((resolve) => bare.server!.listen(0, '127.0.0.1', resolve));
+      const bareOrigin = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}/`;
+      const bareScript = wrkScript(dir, 'bare', [{ method: 'GET', path: '/latest' } satisfies Request], { Authorization: `Bearer ${main.key}` });
+      const scripts = new Map<Service, Map<string, { script: string; refused: number }>>();
+      for (const service of services) {
+        const of = new Map<string, { script: string; refused: number }>();
+        for (const target of targets) {
+          const refused = await preflight(service, target);
+          of.set(target.name, { script: wrkScript(dir, `${service.label}-${target.name}`, target.requests, headersOf(service, target)), refused });
+        }
+        scripts.set(service, of);
+      }
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const target of targets) {
+          const bareRun = await measure(bareOrigin, bareScript, null);
+          // with a variant, the services take turns going first
+          const order = services.map((_, i) => services[(i + round) % services.length]!);
+          for (const service of order) {
+            const { script, refused } = scripts.get(service)!.get(target.name)!;
+            const run = { ...(await measure(`${service.origin}/`, script, service.pid)), bare: bareRun.reqPerSec };
+            // a varied target's share of 404s depends on which of its requests the run got to
+            const seen = run.statusErrors / run.requests;
+            if (run.socketErrors > 0 || (refused === 0 && seen > 0) || (refused === 1 && seen < 1)) {
+              failures.push(`${service.label} ${target.name}: ${run.socketErrors} socket errors, ${pct(seen)} 4xx/5xx where ${pct(refused)} were seen before`);
+            }
+            const list = runs.get(service)!;
+            list.set(target.name, [...(list.get(target.name) ?? []), run]);
+          }
+          process.stdout.write('.');
+        }
+      }
+      for (const service of services) report(service, targets, runs.get(service)!);
+      if (services.length > 1) reportVariants(services, targets, runs);
+    }
+    if (wanted('export')) for (const service of services) reportExport(service, await measureExport(service, EXPORT_ROUNDS));
+  } finally {
+    bare.server?.close();
+    for (const service of services) await service.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (failures.length > 0) {
+    console.error(`\nanswers not as expected, the figures above are not valid:\n${failures.join('\n')}`);
+    process.exitCode = 1;
+  }
+}
+
+await main();

@@ -30,16 +30,6 @@ export function stringify(value: Json): string {
   return `{${out}}`;
 }
 
-// Stored days are shared, unchanging (frozen) objects of one generation of the rate history
-// (src/domain/rate-history.ts), so their JSON is written once per day and reused by every response
-// that carries them. The memo is weak: it lives exactly as long as the days do, so it needs neither
-// a bound nor invalidation. A request's own subset of a day is written as it is.
-//
-// What is kept is written with `join` of several parts, which copies them into one flat string.
-// Text built with `+=` is a tree of its pieces, and every answer that carried it would walk the
-// whole tree again when its body is flattened for the ETag and the socket.
-const written = new WeakMap<object, RawJson<Record<string, number>>>();
-
 /** Only `codes` of a day's rates, in the order asked for (AUD is 1); a code without a rate that day is left out. */
 function subsetText(rates: RateValues, codes: readonly string[]): string {
   let out = '';
@@ -50,7 +40,10 @@ function subsetText(rates: RateValues, codes: readonly string[]): string {
   return `{${out}}`;
 }
 
-/** A whole day's rates, as one flat string. */
+/**
+ * A whole day's rates, written with `join`, which copies the parts into one flat string: text built
+ * with `+=` is a tree of its pieces, walked again when the body is flattened for the ETag and the socket.
+ */
 function allRatesText(rates: RateValues): string {
   const members = Object.keys(rates).map((code) => `"${code}":${rates[code]}`);
   return ['{', members.join(','), '}'].join('');
@@ -58,10 +51,7 @@ function allRatesText(rates: RateValues): string {
 
 /** A rates object (code → decimal string) as JSON numbers. */
 export function ratesJson(rates: RateValues): RawJson<Record<string, number>> {
-  if (!Object.isFrozen(rates)) return new RawJson(allRatesText(rates));
-  let json = written.get(rates);
-  if (!json) written.set(rates, (json = new RawJson(allRatesText(rates))));
-  return json;
+  return new RawJson(allRatesText(rates));
 }
 
 /** A time series as JSON (date → rates), written from the stored days without copying them. */

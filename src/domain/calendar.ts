@@ -115,7 +115,7 @@ const MS_PER_HOUR = 3_600_000;
 // nearly always for the same hour. Sydney is a whole number of hours ahead of UTC (+10, or +11 in
 // daylight saving, switching on the hour), so every instant of one UTC hour has the same Sydney
 // date: it is worked out once per hour and kept. The zone conversion costs far more than the
-// lookup (`bench/pure-caches.ts` times both).
+// lookup.
 const sydneyDateByUtcHour = new LRUCache<number, string>({
   max: 48,
   memoMethod: (hour) => {

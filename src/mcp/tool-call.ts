@@ -94,9 +94,6 @@ class TwinRequest implements RestRequest {
   get remoteAddress(): string | undefined {
     return this.call.remoteAddress;
   }
-  get connection(): object | null {
-    return this.call.connection;
-  }
   get encrypted(): boolean {
     return this.call.encrypted;
   }

@@ -45,9 +45,6 @@ export class EdgeRequest implements RestRequest {
   get remoteAddress(): string | undefined {
     return this.context.req?.socket?.remoteAddress;
   }
-  get connection(): object | null {
-    return this.context.req?.socket ?? null;
-  }
   get encrypted(): boolean {
     return this.context.req?.socket?.encrypted === true;
   }

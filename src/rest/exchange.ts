@@ -19,8 +19,6 @@ export interface RestRequest {
   body(limit: number): Promise<string>;
   /** the socket's peer address (loopback when the transport has none) */
   readonly remoteAddress: string | undefined;
-  /** the connection the request came on, one object for all of its requests; null when the transport has none */
-  readonly connection: object | null;
   /** the request came over TLS to this process */
   readonly encrypted: boolean;
   /** the fetch Request itself, for an endpoint that hands it on whole (GraphQL, MCP); null for a request made inside the service */

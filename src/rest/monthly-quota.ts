@@ -10,12 +10,12 @@
 // grant from the limits step to the account row: docs/architecture.md, "The quota".
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { findAccountById } from '../db/accounts.js';
 import type { Database } from '../db/database.js';
+import { LRUCache } from 'lru-cache';
 import { grantUnits, type Grant, type GrantAsk, type QuotaCount } from '../db/quota.js';
-import { billingPeriod, type BillingPeriod } from '../domain/billing.js';
+import { billingPeriod } from '../domain/billing.js';
 import { secondsUntil } from '../domain/calendar.js';
 import { PLAN_LIMITS } from '../domain/plans.js';
 import { InvalidApiKeyError } from '../errors.js';
@@ -82,10 +82,10 @@ export class MonthlyQuota {
   ): Promise<Record<string, string>> {
     const plan = PLAN_LIMITS[viewer.plan];
     const now = this.clock();
-    const period = plan.resets ? this.periodOf(viewer.billingDay, now) : null;
+    const period = plan.resets ? billingPeriod(viewer.billingDay, now) : null;
     const limit = plan.monthlyRequests;
     const headers: Record<string, string> = { 'X-RateLimit-Limit-Monthly': String(limit) };
-    if (period) headers['X-RateLimit-Reset'] = period.resetsAtText;
+    if (period) headers['X-RateLimit-Reset'] = period.resetsAt.toISOString();
 
     const cap = viewer.monthlyCap ?? null;
     const key = cap !== null && viewer.keyId !== undefined ? { id: viewer.keyId, cap } : null;
@@ -108,7 +108,7 @@ export class MonthlyQuota {
    */
   async standing(viewer: Pick<ApiKeyViewer, 'accountId' | 'plan' | 'billingDay'>): Promise<Record<string, string>> {
     const plan = PLAN_LIMITS[viewer.plan];
-    const period = plan.resets ? this.periodOf(viewer.billingDay, this.clock()) : null;
+    const period = plan.resets ? billingPeriod(viewer.billingDay, this.clock()) : null;
     const count = period?.start ?? null;
     let used = this.known.get(viewer.accountId)?.[count ?? FREE];
     if (used === undefined) {
@@ -119,7 +119,7 @@ export class MonthlyQuota {
     }
     const limit = plan.monthlyRequests;
     const headers: Record<string, string> = { 'X-RateLimit-Limit-Monthly': String(limit), 'X-RateLimit-Remaining-Monthly': String(Math.max(0, limit - used)) };
-    if (period) headers['X-RateLimit-Reset'] = period.resetsAtText;
+    if (period) headers['X-RateLimit-Reset'] = period.resetsAt.toISOString();
     return headers;
   }
 
@@ -128,23 +128,6 @@ export class MonthlyQuota {
 
   private remember(accountId: string, count: string | null, used: number): void {
     this.known.set(accountId, { [count ?? FREE]: used });
-  }
-
-  /** billing day (1–31) → its current period and the instants it spans */
-  private readonly periods = new LRUCache<number, { period: BillingPeriod & { resetsAtText: string }; from: number; until: number }>({ max: 31 });
-
-  /**
-   * billingPeriod, remembered per billing day while it lasts: every keyed request asks, and working
-   * it out costs far more than the lookup (`bench/pure-caches.ts` times both).
-   */
-  private periodOf(billingDay: number, now: Date): BillingPeriod & { resetsAtText: string } {
-    const at = now.getTime();
-    const known = this.periods.get(billingDay);
-    if (known && at >= known.from && at < known.until) return known.period;
-    const period = { ...billingPeriod(billingDay, now), resetsAtText: '' };
-    period.resetsAtText = period.resetsAt.toISOString();
-    this.periods.set(billingDay, { period, from: Date.parse(`${period.start}T00:00:00Z`), until: period.resetsAt.getTime() });
-    return period;
   }
 
   /** The counts with this request's unit, or which had none left. */

@@ -81,7 +81,7 @@ function clip(text: string): string {
 /** The zod schema of a query string, a route's path parameters or a JSON body: named values. */
 export type NamedValues = ZodObject<Record<string, ZodType>>;
 
-/** What the query reader needs of a schema, worked out once per schema. */
+/** What the query reader needs of a schema. */
 interface QueryShape {
   names: readonly string[];
   /** the suffix of an unknown parameter's refusal */
@@ -89,17 +89,11 @@ interface QueryShape {
   required: ReadonlySet<string>;
 }
 
-const shapes = new WeakMap<NamedValues, QueryShape>();
-
 function shapeOf(schema: NamedValues | undefined): QueryShape {
   if (!schema) return NO_PARAMETERS;
-  let shape = shapes.get(schema);
-  if (!shape) {
-    const names = Object.keys(schema.shape);
-    const required = new Set(names.filter((name) => !schema.shape[name]!.isOptional()));
-    shapes.set(schema, (shape = { names, known: `; this endpoint accepts ${names.join(', ')}`, required }));
-  }
-  return shape;
+  const names = Object.keys(schema.shape);
+  const required = new Set(names.filter((name) => !schema.shape[name]!.isOptional()));
+  return { names, known: `; this endpoint accepts ${names.join(', ')}`, required };
 }
 
 const NO_PARAMETERS: QueryShape = { names: [], known: '; this endpoint takes none', required: new Set() };

@@ -351,10 +351,18 @@ describe('grantUnits, at the edges', () => {
     });
     try {
       await isLocked;
-      const outcome = await Promise.race([
-        grantOne(db, id, { period: '2026-04-20' }, 5_000, 2),
-        new Promise((resolve) => setTimeout(() => resolve('waited'), 3_000)),
-      ]);
+      // the grant either ends or is seen waiting for a lock (by the database, whatever the machine's speed)
+      let ended = false;
+      const granting = grantOne(db, id, { period: '2026-04-20' }, 5_000, 2).finally(() => (ended = true));
+      const waiting = async () => {
+        const query = sql<{ n: string }>`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`;
+        while (!ended) {
+          if (Number((await query.execute(db)).rows[0]!.n) > 0) return 'waited for a lock';
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        return 'ended';
+      };
+      const outcome = await Promise.race([granting, waiting()]);
       expect(outcome).toMatchObject({ start: 0, granted: 2 });
     } finally {
       released();

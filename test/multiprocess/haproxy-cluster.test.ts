@@ -264,9 +264,14 @@ describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind H
       stopped = true;
       await Promise.all(loops);
     };
+    /** resolves once `count` requests started from `since` on were answered 200 */
+    const served = (count: number, since = 0) =>
+      expect
+        .poll(() => answers.filter((a) => a.startedAt >= since && a.status === 200).length, { timeout: 20_000, interval: 50 })
+        .toBeGreaterThanOrEqual(count);
     // a test that fails midway leaves no load running into the next
     onTestFinished(stop);
-    return { answers, stop };
+    return { answers, stop, served };
   }
 
   /** What HAProxy said of its servers (each going down or up, and why): the context of an answer that failed. */
@@ -313,7 +318,7 @@ describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind H
   it('keeps every process in rotation through a moment in which none can answer', async () => {
     const before = await storedCounts();
     const traffic = load('stall');
-    await sleep(1_000);
+    await traffic.served(20);
     // Every process is frozen at once (as when the machine is too busy to run them), for longer than
     // the balancer gives a check: one failed check must not take them all out of the rotation.
     const live = processes.filter((p): p is RunningService => p !== null);
@@ -343,9 +348,10 @@ describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind H
     const killed = leaders()[0]!;
     const before = await storedCounts();
     const traffic = load('kill');
-    await sleep(1_000);
+    await traffic.served(20);
     await publish(killed, PUBLISHED[0]!);
-    await sleep(1_000);
+    // the publication's deliveries are under way when its process is killed
+    await expect.poll(() => receiver.deliveries.some((d) => d.json?.date === PUBLISHED[0]), { timeout: 10_000, interval: 20 }).toBe(true);
 
     // The leader is killed outright: another takes the lead at its next try.
     const killedAt = Date.now();
@@ -364,9 +370,7 @@ describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind H
     const stopped = await processes[restarted]!.exited;
     expect(stopped).toEqual({ code: 0, signal: null });
     expect(Date.now() - signalledAt).toBeLessThan(10_000);
-    processes[restarted] = await start(restarted);
-    await waitUntilReady(ports[restarted]!.internal);
-    await sleep(1_500); // back in the balancer's rotation, and serving
+    await startAgain(restarted);
     await publish(restarted, PUBLISHED[2]!);
     await sleep(500);
     await traffic.stop();
@@ -482,7 +486,7 @@ describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind H
     for (const i of processes.keys()) if (!processes[i]) await startAgain(i);
     const before = await storedCounts();
     const traffic = load('rolling');
-    await sleep(1_000);
+    await traffic.served(20);
     for (let i = 0; i < PROCESSES; i++) {
       const signalledAt = Date.now();
       processes[i]!.child.kill('SIGTERM');
@@ -490,7 +494,7 @@ describe.skipIf(!process.env.DATABASE_URL || !HAPROXY)('three processes behind H
       expect(Date.now() - signalledAt).toBeLessThan(10_000);
       await startAgain(i);
     }
-    await sleep(1_000);
+    await traffic.served(20, Date.now());
     await traffic.stop();
 
     // The balancer tries a refused connection elsewhere, and a stopping process answers what it

@@ -47,10 +47,12 @@ async function ask(baseUrl: string, path: string, key?: string): Promise<Answer>
  */
 function steadyLoad(service: RunningService, key: string, { path = '/latest?symbols=USD', busy = 0 } = {}) {
   const answers: Promise<Answer>[] = [];
+  const settled: Answer[] = [];
   let stopped = false;
   const send = () => {
     const answer = ask(service.publicUrl, path, key);
     answers.push(answer);
+    void answer.then((a) => settled.push(a));
     return answer;
   };
   const timer = setInterval(() => void send(), 1000 / REQUESTS_PER_SECOND);
@@ -58,6 +60,14 @@ function steadyLoad(service: RunningService, key: string, { path = '/latest?symb
     while (!stopped) await send();
   });
   return {
+    /** resolves once `count` answers of requests sent from `since` on have `status` */
+    async answered(status: number, count: number, since = Date.now(), withinMs = 30_000): Promise<void> {
+      const started = Date.now();
+      while (settled.filter((a) => a.sentAt >= since && a.status === status).length < count) {
+        if (Date.now() - started > withinMs) throw new Error(`fewer than ${count} answers ${status} within ${withinMs} ms`);
+        await sleep(50);
+      }
+    },
     /** resolves once a request sent from now on is answered 200 */
     async recovered(withinMs: number): Promise<number> {
       const since = Date.now();
@@ -67,6 +77,10 @@ function steadyLoad(service: RunningService, key: string, { path = '/latest?symb
         await sleep(100);
       }
       throw new Error(`no 200 within ${withinMs} ms`);
+    },
+    /** how many requests sent from `since` on are answered (or failed) */
+    sentSince(since: number): number {
+      return settled.filter((a) => a.sentAt >= since).length;
     },
     async stop(): Promise<Answer[]> {
       clearInterval(timer);
@@ -123,14 +137,14 @@ describe.skipIf(!process.env.DATABASE_URL)(
       async () => {
         const { email, key } = await newAccount(service);
         const load = steadyLoad(service, key);
-        await sleep(2_000);
+        await load.answered(200, 10);
         await store.stop();
         const stoppedAt = Date.now();
-        await sleep(4_000);
+        await load.answered(503, 25, stoppedAt);
         const startingAt = Date.now();
         await store.start();
         await load.recovered(15_000);
-        await sleep(2_000);
+        await load.answered(200, 10);
         const answers = await load.stop();
 
         const report = describeAnswers(answers);
@@ -152,24 +166,24 @@ describe.skipIf(!process.env.DATABASE_URL)(
       async () => {
         const { email, key } = await newAccount(service);
         const load = steadyLoad(service, key);
-        await sleep(2_000);
+        await load.answered(200, 10);
         store.freeze();
         const frozenAt = Date.now();
         let probes: Answer[];
         try {
-          await sleep(2_500);
+          // once the load is answered 503, the service knows the store is away
+          await load.answered(503, 25, frozenAt);
           probes = await Promise.all([
             ask(service.publicUrl, '/status'),
             ask(service.publicUrl, '/latest', key),
             ask(service.publicUrl, '/convert?from=USD&to=EUR&amount=1'),
           ]);
-          await sleep(1_000);
         } finally {
           store.thaw();
         }
         const thawedAt = Date.now();
         await load.recovered(15_000);
-        await sleep(2_000);
+        await load.answered(200, 10);
         const answers = await load.stop();
 
         const report = describeAnswers([...answers, ...probes]);
@@ -187,8 +201,7 @@ describe.skipIf(!process.env.DATABASE_URL)(
         expect(answers.at(-1)!.status, report).toBe(200);
         // Statements the frozen server held run when it wakes: a grant among them never commits (its
         // commit was never sent), and one whose commit it held is given back once the database says.
-        await sleep(500);
-        expect(await storedCount(email), report).toBe(answers.filter((a) => a.status === 200).length);
+        await expect.poll(() => storedCount(email), { message: report, timeout: 10_000 }).toBe(answers.filter((a) => a.status === 200).length);
       },
     );
 
@@ -205,10 +218,10 @@ describe.skipIf(!process.env.DATABASE_URL)(
         try {
           const { email, key } = await newAccount(through);
           const load = steadyLoad(through, key, { busy });
-          await sleep(1_500);
+          await load.answered(200, 10);
           await cutter.cutNextGrantCommit();
-          await load.recovered(5_000);
-          await sleep(1_000);
+          await load.recovered(15_000);
+          await load.answered(200, 10);
           const answers = await load.stop();
 
           const report = describeAnswers(answers);
@@ -219,7 +232,7 @@ describe.skipIf(!process.env.DATABASE_URL)(
           // The grant did commit: it is refunded, once, for the requests that were answered 503.
           const refunds = async () =>
             store.query<{ units: number }>('select units from quota_refunds r join accounts a on a.id = r.account_id where a.email = $1', [email]);
-          for (let waited = 0; (await refunds()).length === 0 && waited < 5_000; waited += 100) await sleep(100);
+          await expect.poll(async () => (await refunds()).length, { timeout: 10_000 }).toBeGreaterThan(0);
           // (a request that arrived while the cut grant was out fails with it, taking no unit)
           const [refund, ...more] = await refunds();
           expect(more, report).toEqual([]);
@@ -238,10 +251,11 @@ describe.skipIf(!process.env.DATABASE_URL)(
       const doomed = await startService(env());
       const { email, key } = await newAccount(doomed);
       const load = steadyLoad(doomed, key);
-      await sleep(3_000);
+      await load.answered(200, 15);
       await doomed.stop('SIGKILL');
       // Requests keep coming after the kill: the ones in flight and these find no process.
-      await sleep(500);
+      const killedAt = Date.now();
+      await expect.poll(() => load.sentSince(killedAt), { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
       const answers = await load.stop();
 
       const report = describeAnswers(answers);

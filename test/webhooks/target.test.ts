@@ -234,9 +234,19 @@ describe('resolveWebhookTarget', () => {
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
     try {
-      const late: Resolver = () => new Promise<string[]>((_, reject) => setTimeout(() => reject(new Error('late ENOTFOUND')), 100));
+      let rejected!: () => void;
+      const lateRejection = new Promise<void>((resolve) => (rejected = resolve));
+      const late: Resolver = () =>
+        new Promise<string[]>((_, reject) =>
+          setTimeout(() => {
+            reject(new Error('late ENOTFOUND'));
+            rejected();
+          }, 100),
+        );
       await expect(resolveWebhookTarget(url('https://late.example/hook'), policy(late, false, 20))).rejects.toThrow('did not resolve within 20 ms');
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await lateRejection;
+      // an unhandled rejection is reported once the microtasks of the turn that rejected have run
+      await new Promise((resolve) => setImmediate(resolve));
       expect(unhandled).toEqual([]);
     } finally {
       process.off('unhandledRejection', onUnhandled);

@@ -11,8 +11,6 @@ export interface RequestParts {
   body?: string;
   remoteAddress?: string;
   encrypted?: boolean;
-  /** the connection it came on (none unless given) */
-  connection?: object;
 }
 
 export function requestOf(target: string, parts: RequestParts = {}): RestRequest {
@@ -30,7 +28,6 @@ export function requestOf(target: string, parts: RequestParts = {}): RestRequest
     },
     remoteAddress: parts.remoteAddress ?? '127.0.0.1',
     encrypted: parts.encrypted ?? false,
-    connection: parts.connection ?? null,
     fetchRequest: null,
   };
 }

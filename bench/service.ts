@@ -1,0 +1,139 @@
+// The service as `npm start` runs it (the bundle dist/main.js with its Node flags, in production
+// mode) on a fresh store: embedded PGlite in a temporary directory, or, when DATABASE_URL is set, a
+// new `bench_<random>` database on that server, dropped afterwards. The rates file is imported and
+// an Enterprise account given a key with the operator commands before the service starts.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { SERVICE_NODE_FLAGS } from '../scripts/build.js';
+import type { Storage, Stored } from './targets.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface Service extends Stored {
+  label: string;
+  storage: Storage;
+  origin: string;
+  key: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+export function build(): void {
+  const built = spawnSync(process.execPath, [join(ROOT, 'scripts/build-if-changed.js')], { stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('the build failed');
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+async function adminQuery(serverUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+function cli(env: NodeJS.ProcessEnv, args: string[]): Record<string, unknown> {
+  const run = spawnSync(process.execPath, [join(ROOT, 'dist/cli.js'), ...args], { env, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`cli ${args.join(' ')} failed: ${run.stdout}${run.stderr}`);
+  return JSON.parse(run.stdout) as Record<string, unknown>;
+}
+
+/** The process's resident memory in MiB, from /proc. */
+export function rssOf(pid: number): number {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+}
+
+/** Seconds of CPU (user + system) the process has used, from /proc. */
+export function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime and stime, in USER_HZ (100 on Linux)
+}
+
+/** `extraEnv`: settings of this service alone (`--variant`). */
+export async function startService(label: string, ratesFile: string, extraEnv: Record<string, string>): Promise<Service> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-'));
+  const serverUrl = process.env.DATABASE_URL;
+  const database = `bench_${randomBytes(6).toString('hex')}`;
+  let databaseUrl: string | undefined;
+  if (serverUrl) {
+    await adminQuery(serverUrl, `CREATE DATABASE "${database}"`);
+    const url = new URL(serverUrl);
+    url.pathname = `/${database}`;
+    databaseUrl = url.toString();
+  }
+  const [port, internalPort] = [await freePort(), await freePort()];
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    NODE_ENV: 'production',
+    DATA_DIR: dataDir,
+    ...(databaseUrl && { DATABASE_URL: databaseUrl }),
+    PORT: String(port),
+    INTERNAL_PORT: String(internalPort),
+    RBA_HISTORY_URLS: 'off',
+    SCHEDULER: 'off',
+    SHUTDOWN_DELAY_MS: '0',
+    LOG_LEVEL: 'warn',
+    ...extraEnv,
+  };
+  const cleanUp = async () => {
+    rmSync(dataDir, { recursive: true, force: true });
+    if (serverUrl) await adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+  };
+  try {
+    const imported = cli(env, ['import', ratesFile]) as { firstDate: string; lastDate: string };
+    cli(env, ['account', 'create', '--email', 'bench@example.test', '--plan', 'enterprise']);
+    const { key } = cli(env, ['key', 'create', '--email', 'bench@example.test']) as { key: string };
+    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, join(ROOT, 'dist/main.js')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const stop = async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+      await cleanUp();
+    };
+    const origin = `http://127.0.0.1:${port}`;
+    for (let tries = 0; ; tries++) {
+      if (child.exitCode !== null) throw new Error(`the service ${label} exited with code ${child.exitCode} while starting`);
+      if (
+        await fetch(`${origin}/status`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        break;
+      if (tries > 600) {
+        await stop();
+        throw new Error(`the service ${label} did not start within a minute`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return {
+      label,
+      storage: serverUrl ? 'postgres' : 'pglite',
+      origin,
+      key,
+      pid: child.pid!,
+      firstDate: imported.firstDate,
+      lastDate: imported.lastDate,
+      stop,
+    };
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
+}
