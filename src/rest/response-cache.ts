@@ -3,13 +3,17 @@
 // (staleness, "today"), so an answer is kept under the first three, dropped as soon as the rates
 // change, and never kept longer than the TTL. Keys, quotas, usage and request ids stay per request.
 import { LRUCache } from 'lru-cache';
+import type { NotFoundError } from '../errors.js';
 import type { Answer } from './exchange.js';
+
+/** an answer, or the refusal that says the data holds none for the request */
+export type SharedAnswer = Answer | NotFoundError;
 
 /** the most answers kept at once; the least recently used goes first */
 const MAX_ANSWERS = 4_096;
 
 export class ResponseCache {
-  private readonly answers: LRUCache<string, { answer: Answer; generation: number }>;
+  private readonly answers: LRUCache<string, { answer: SharedAnswer; generation: number }>;
 
   constructor(
     ttlMs: number,
@@ -22,7 +26,7 @@ export class ResponseCache {
     this.answers = new LRUCache({ max: MAX_ANSWERS, ttl: ttlMs - 1, ttlResolution: 0, perf: { now: () => clock().getTime() } });
   }
 
-  get(key: string): Answer | undefined {
+  get(key: string): SharedAnswer | undefined {
     const entry = this.answers.get(key);
     if (!entry) return undefined;
     if (entry.generation === this.generation()) return entry.answer;
@@ -31,7 +35,7 @@ export class ResponseCache {
   }
 
   /** `generation` is the one read before the answer was computed: a change meanwhile makes it stale at once. */
-  set(key: string, answer: Answer, generation: number): void {
+  set(key: string, answer: SharedAnswer, generation: number): void {
     this.answers.set(key, { answer, generation });
   }
 }

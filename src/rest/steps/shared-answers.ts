@@ -1,6 +1,9 @@
 // Identical read requests share an answer for a second (src/rest/response-cache.ts): the answer of
 // a cacheable route depends only on its path and query, the viewer's plan, the stored rates and the
 // time. Keys, limits, usage and request ids stay per request: the steps before this one run for each.
+// A 404 (no rates for that day or range) is as much the data's answer as a 200, and shared the same
+// way, so that a refused request never costs more than an answered one.
+import { NotFoundError } from '../../errors.js';
 import type { Step } from '../exchange.js';
 import { negotiate } from '../representations.js';
 import { ResponseCache } from '../response-cache.js';
@@ -20,13 +23,19 @@ export function sharedAnswers(clock: () => Date, generation: () => number): Step
     const key = `${exchange.viewer?.plan ?? '-'} ${representation} ${url.pathname}${url.search}`;
     const shared = answers.get(key);
     if (shared) {
-      exchange.answer = shared;
       exchange.shared = true;
+      if (shared instanceof NotFoundError) throw shared;
+      exchange.answer = shared;
       return;
     }
     // read before the answer is computed: a change meanwhile makes the answer stale at once
     const before = generation();
-    await next(exchange);
+    try {
+      await next(exchange);
+    } catch (error) {
+      if (error instanceof NotFoundError) answers.set(key, error, before);
+      throw error;
+    }
     if (exchange.answer!.status === 200) answers.set(key, exchange.answer!, before);
   };
 }

@@ -1,8 +1,9 @@
 // Identical read requests share an answer for under a second, per plan, until the rates change.
 import { expect, it } from 'vitest';
+import { NotFoundError } from '../../../src/errors.js';
 import type { ApiKeyViewer } from '../../../src/schema/context.js';
 import { sharedAnswers } from '../../../src/rest/steps/shared-answers.js';
-import { answering, routedExchange, type RequestParts } from './support.js';
+import { answering, recordingNext, routedExchange, type RequestParts } from './support.js';
 
 function setUp() {
   let now = new Date('2026-05-12T03:00:00Z');
@@ -96,4 +97,22 @@ it('keeps the JSON and CSV answers of a route with two representations apart', a
   const jsonAgain = series({ headers: { Accept: 'application/json' } });
   await step(jsonAgain, answering());
   expect(jsonAgain.answer!.body).toBe('{"json":true}');
+});
+
+it('shares a day without rates (404) as it shares an answer, so a refusal costs no more than an answer', async () => {
+  const { step, ratesChanged } = setUp();
+  const refusal = new NotFoundError('No rates for 2024-01-06');
+  const first = recordingNext(() => {
+    throw refusal;
+  });
+  await expect(step(latest(), first)).rejects.toBe(refusal);
+  const again = latest();
+  const second = recordingNext();
+  await expect(step(again, second)).rejects.toBe(refusal);
+  expect(second.calls).toBe(0);
+  expect(again.shared).toBe(true);
+  ratesChanged();
+  const changed = answering();
+  await step(latest(), changed);
+  expect(changed.calls).toBe(1);
 });
