@@ -1,6 +1,7 @@
 // Repository for rates and the publications they came from. Plain functions taking `db` or `trx`.
 import { Dec } from '../domain/decimal.js';
 import { RateHistory } from '../domain/rate-history.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from './database.js';
 import type { SourceFormat } from '../domain/source-format.js';
@@ -30,6 +31,9 @@ export async function loadRateHistory(db: Kysely<Database>): Promise<RateHistory
         .selectFrom('publications')
         .select((eb) => eb.fn.max('stored_at').as('last'))
         .executeTakeFirst();
+      // Embedded, the query runs on this thread and its promise settles without a turn of the loop:
+      // a turn here lets requests and timers run before the history is built.
+      await nextTurn();
       const days = rows.map(({ date, rates }) => ({
         date,
         rates: Object.fromEntries<string>(rates.split(',').map((pair) => pair.split('=') as [string, string])),
@@ -74,7 +78,8 @@ export interface ImportSummary {
   publishedDay: StoredDay | null;
 }
 
-const INSERT_CHUNK = 4000; // rows per INSERT, well under Postgres's 65,535 bind parameters
+// Rows per INSERT: embedded, each INSERT runs on this thread, so a small one holds the event loop only briefly.
+const INSERT_CHUNK = 100;
 
 /**
  * Stores a batch of days in one transaction: new values are inserted, changed values replace the
@@ -96,6 +101,9 @@ export async function storeDays(trx: Transaction<Database>, input: ImportInput):
     existingDates.add(row.date);
   }
 
+  // Embedded, the statements above ran on this thread without a turn of the loop; one here keeps
+  // them apart from comparing the batch with what is stored.
+  await nextTurn();
   const inserts: { date: string; code: string; value: string }[] = [];
   const corrections: { date: string; code: string; previous_value: string; value: string }[] = [];
   let inserted = 0;
@@ -141,6 +149,9 @@ export async function storeDays(trx: Transaction<Database>, input: ImportInput):
     .returning('id')
     .executeTakeFirstOrThrow();
   for (let i = 0; i < inserts.length; i += INSERT_CHUNK) {
+    // Embedded statements settle without a turn of the loop: yield one between them so an import
+    // of years of rates never holds requests and timers back for long.
+    await nextTurn();
     const chunk = inserts.slice(i, i + INSERT_CHUNK).map((r) => ({ ...r, publication_id: publicationId }));
     await trx.insertInto('rates').values(chunk).execute();
   }

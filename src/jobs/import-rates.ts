@@ -2,6 +2,7 @@
 // days and, when they bring a day newer than any stored, records that publication's webhook
 // deliveries (D29 in docs/decisions.md) and the rate alerts it fires, with their e-mails and
 // deliveries. After commit every process's caches hear of it.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { storeDays, type ImportSummary, type StoredDay } from '../db/rates.js';
 import { recordAlertFirings } from '../db/alerts.js';
 import { recordPublicationDeliveries } from '../db/webhooks.js';
@@ -80,6 +81,8 @@ export async function importRates(services: Services, batch: RatesBatch, options
   const now = services.clock();
   const publishes = options.publishes ?? true;
   const days = validDays(batch, sydneyDate(now));
+  // Checking years of days is synchronous: a turn of the loop keeps it apart from the parse before and the store after.
+  await nextTurn();
   const outcome = await services.db.transaction().execute(async (trx) => {
     const summary = await storeDays(trx, {
       storedAt: now,

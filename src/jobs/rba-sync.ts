@@ -1,6 +1,7 @@
 // One poll of the RBA: read the day's RSS feed and store it; when the stored days have a gap the
 // feed does not bridge, read the CSV too. Fetching is readSource, parsing the pure parsers in
 // src/rba, storing importRates (which detects the publication and tells every process).
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { findNewestDate } from '../db/rates.js';
 import { latestDueDate, nextBusinessDay } from '../domain/calendar.js';
 import { DomainError } from '../errors.js';
@@ -75,6 +76,8 @@ export async function readTable(source: string, options: Pick<SyncOptions, 'sign
   // The parsers, and the XLS and XML libraries under them, load on the first read rather than with
   // the service (a start serves from the stored history first).
   const { parseRbaFile } = await import('../rba/detect.js');
+  // Parsing is one synchronous step: a turn of the loop first keeps it apart from the read and the store.
+  await nextTurn();
   try {
     return parseRbaFile(bytes, source);
   } catch (error) {
