@@ -90,7 +90,7 @@ const CASES: Case[] = [
   ['GET', '/2024-02-30/XYZ', 400, "Invalid date '2024-02-30' in the path: use a real date as YYYY-MM-DD"],
   ['GET', '/2024-01-03/XYZ', 400, "Unsupported currency 'XYZ' in the path; see /symbols for the supported codes"],
   ['GET', '/2024-01-03/XYZ?x=1', 400, "Unknown parameter 'x'; this endpoint accepts fallback"],
-  ['GET', '/2024-01-03?symbols=USD', 400, "Unknown parameter 'symbols'; this endpoint accepts fallback"],
+  ['GET', '/2024-01-03?currency=USD', 400, "Unknown parameter 'currency'; this endpoint accepts symbols, base, fallback"],
   ['GET', '/2023-01-03/usd?base=AUD', 400, "Unknown parameter 'base'; this endpoint accepts fallback"],
   ['POST', '/api/webhook-subscriptions', 400, 'The request body is not valid JSON', { body: 'not json' }],
   ['POST', '/api/webhook-subscriptions', 400, 'The request body must be a JSON object', { body: '[1]' }],
