@@ -15,6 +15,8 @@ export interface DeliveryAttempt {
   error: string | null;
   delivered: boolean;
   nextAttemptAt: string | null;
+  requestBody: string | null;
+  responseBody: string | null;
 }
 
 export interface ListedSubscription {
@@ -112,10 +114,10 @@ function Redeliver({ frame, subscription, deliveryId }: { frame: SignedInFrame; 
 
 function Deliveries({ frame, subscription }: { frame: SignedInFrame; subscription: ListedSubscription }) {
   const attempts = subscription.recentDeliveries;
-  // A publication's delivery may be sent again from its latest attempt's row (the list is newest
-  // first); a test delivery is not kept to be resent, and a suspended account changes nothing.
+  // A delivery, a test's included, may be sent again from its latest attempt's row (the list is
+  // newest first); one whose body is gone cannot, and a suspended account changes nothing.
   const redeliverable = (a: DeliveryAttempt, row: number) =>
-    frame.status !== 'suspended' && a.event !== 'RATES_TEST' && attempts.findIndex((b) => b.deliveryId === a.deliveryId) === row;
+    frame.status !== 'suspended' && a.requestBody !== null && attempts.findIndex((b) => b.deliveryId === a.deliveryId) === row;
   return (
     <details>
       <summary>{`Recent deliveries (${attempts.length})`}</summary>
@@ -143,7 +145,7 @@ function Deliveries({ frame, subscription }: { frame: SignedInFrame; subscriptio
               </tr>
             </thead>
             <tbody>
-              {attempts.map((a, row) => (
+              {attempts.flatMap((a, row) => [
                 <tr key={`${a.deliveryId}-${a.attempt}`}>
                   <td data-label="When">
                     <When at={a.attemptedAt} />
@@ -159,11 +161,35 @@ function Deliveries({ frame, subscription }: { frame: SignedInFrame; subscriptio
                   <td data-label="Duration" class="number">{`${count.format(a.durationMs)} ms`}</td>
                   <td data-label="Next retry">{a.nextAttemptAt ? <When at={a.nextAttemptAt} /> : '—'}</td>
                   <td data-label="Actions">{redeliverable(a, row) && <Redeliver frame={frame} subscription={subscription} deliveryId={a.deliveryId} />}</td>
-                </tr>
-              ))}
+                </tr>,
+                <tr key={`${a.deliveryId}-${a.attempt}-bodies`} class="attempt-bodies">
+                  <td colSpan={8}>
+                    <AttemptBodies attempt={a} />
+                  </td>
+                </tr>,
+              ])}
             </tbody>
           </table>
         </div>
+      )}
+    </details>
+  );
+}
+
+/** What an attempt sent and the start of what it was answered, folded away (text, escaped as any). */
+function AttemptBodies({ attempt }: { attempt: DeliveryAttempt }) {
+  return (
+    <details>
+      <summary>{`Request and response of attempt ${attempt.attempt}`}</summary>
+      <h4>Request body</h4>
+      {attempt.requestBody === null ? <p class="muted">No longer kept.</p> : <pre>{attempt.requestBody}</pre>}
+      <h4>Response body (its first 4 KiB)</h4>
+      {attempt.responseBody === null ? (
+        <p class="muted">No answer.</p>
+      ) : attempt.responseBody === '' ? (
+        <p class="muted">Empty.</p>
+      ) : (
+        <pre>{attempt.responseBody}</pre>
       )}
     </details>
   );

@@ -48,6 +48,8 @@ export const webhooksDocuments = {
             error
             delivered
             nextAttemptAt
+            requestBody
+            responseBody
           }
         }
       }

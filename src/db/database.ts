@@ -270,6 +270,10 @@ export interface WebhookAttemptsTable {
   http_status: number | null;
   error: string | null;
   outcome: AttemptOutcome;
+  /** the body a test delivery sent; null for a publication's attempt, whose body is its delivery's payload */
+  request_body: string | null;
+  /** the first bytes of the receiver's answer, as text; null when it gave none */
+  response_body: string | null;
 }
 
 /** Publication attempts (not tests) per rate day and duration: a roll-up of `webhook_attempts`, pruned with them. */

@@ -4,10 +4,12 @@ import { Migrator, sql, type Kysely, type Migration, type MigrationResultSet } f
 import { openDatabase, reachStore, type OpenDatabase } from './connect.js';
 import type { Database } from './database.js';
 import * as baseline from './migrations/0001_baseline.js';
+import * as attemptBodies from './migrations/0002_attempt_bodies.js';
 
 // Listed explicitly rather than read from disk, so they run the same under tsx, a bundle or tests.
 const migrations: Record<string, Migration> = {
   '0001_baseline': baseline,
+  '0002_attempt_bodies': attemptBodies,
 };
 
 export function migrator(db: Kysely<Database>): Migrator {

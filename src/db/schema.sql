@@ -295,6 +295,8 @@ create table webhook_attempts (
   http_status smallint,
   error text,
   outcome text not null,
+  request_body text,
+  response_body text,
   constraint webhook_attempts_pkey PRIMARY KEY (id),
   constraint webhook_attempts_subscription_id_fkey FOREIGN KEY (subscription_id) REFERENCES webhook_subscriptions(id) ON DELETE CASCADE,
   constraint webhook_attempts_event_check CHECK ((event = ANY (ARRAY['rates.published'::text, 'rates.test'::text, 'rates.alert'::text]))),

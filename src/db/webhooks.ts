@@ -293,6 +293,8 @@ export interface AttemptRecord {
   error: string | null;
   at: Date;
   durationMs: number;
+  /** the first bytes of the receiver's answer, as text */
+  responseBody: string | null;
   /** when to try again after a failure; null when this was the last attempt */
   retryAt: Date | null;
   /** consecutive failures at which a subscription is deactivated (D28) */
@@ -360,6 +362,7 @@ export async function recordAttempts(db: Kysely<Database>, attempts: readonly At
         http_status: a.status,
         error: a.error,
         outcome: a.ok ? 'delivered' : 'failed',
+        response_body: a.responseBody,
       })),
     );
   });
@@ -385,11 +388,13 @@ export async function insertAttempts(db: Kysely<Database>, rows: readonly Insert
   if (rows.length === 0) return;
   await sql`
     with changed_attempts as (
-      insert into webhook_attempts (delivery_id, subscription_id, event, rate_date, attempt, attempted_at, duration_ms, http_status, error, outcome)
-      select v.delivery_id, v.subscription_id, v.event, v.rate_date, v.attempt, v.attempted_at, v.duration_ms, v.http_status, v.error, v.outcome
+      insert into webhook_attempts (
+        delivery_id, subscription_id, event, rate_date, attempt, attempted_at, duration_ms, http_status, error, outcome, request_body, response_body)
+      select v.delivery_id, v.subscription_id, v.event, v.rate_date, v.attempt, v.attempted_at, v.duration_ms, v.http_status, v.error, v.outcome,
+        v.request_body, v.response_body
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(
         delivery_id uuid, subscription_id text, event text, rate_date date, attempt smallint, attempted_at timestamptz,
-        duration_ms integer, http_status smallint, error text, outcome text)
+        duration_ms integer, http_status smallint, error text, outcome text, request_body text, response_body text)
       where exists (select 1 from webhook_subscriptions s where s.id = v.subscription_id)
       returning event, rate_date, duration_ms)
     ${changeAttemptDurations(1)}`.execute(db);
@@ -423,6 +428,10 @@ export interface RecentAttempt {
   outcome: 'delivered' | 'failed';
   /** when the delivery is tried again, for a delivery's latest attempt while it is still pending */
   nextAttemptAt: Date | null;
+  /** the body sent; null for a publication's delivery already pruned */
+  requestBody: string | null;
+  /** the first bytes of the receiver's answer, as text; null when it gave none */
+  responseBody: string | null;
 }
 
 /** A subscription's latest attempts, newest first, each with its delivery's next retry when one is due. */
@@ -430,6 +439,7 @@ export async function listRecentAttempts(db: Kysely<Database>, subscriptionId: s
   const rows = await db
     .selectFrom('webhook_attempts as a')
     .leftJoin('webhook_deliveries as d', (join) => join.onRef('d.id', '=', 'a.delivery_id').on('d.state', '=', 'pending').onRef('d.attempts', '=', 'a.attempt'))
+    .leftJoin('webhook_deliveries as p', 'p.id', 'a.delivery_id')
     .select([
       'a.delivery_id',
       'a.event',
@@ -441,6 +451,9 @@ export async function listRecentAttempts(db: Kysely<Database>, subscriptionId: s
       'a.error',
       'a.outcome',
       'd.next_attempt_at',
+      'a.request_body',
+      'a.response_body',
+      'p.payload',
     ])
     .where('a.subscription_id', '=', subscriptionId)
     .orderBy('a.attempted_at', 'desc')
@@ -458,6 +471,8 @@ export async function listRecentAttempts(db: Kysely<Database>, subscriptionId: s
     error: r.error,
     outcome: r.outcome,
     nextAttemptAt: r.next_attempt_at,
+    requestBody: r.request_body ?? r.payload,
+    responseBody: r.response_body,
   }));
 }
 
@@ -483,6 +498,10 @@ export interface LoggedAttempt {
   status: number | null;
   error: string | null;
   durationMs: number;
+  /** the body sent */
+  requestBody: string;
+  /** the first bytes of the receiver's answer, as text; null when it gave none */
+  responseBody: string | null;
 }
 
 export interface LoggedDelivery {
@@ -517,14 +536,24 @@ export async function listDeliveryLog(db: Kysely<Database>, subscriptionId: stri
       : selection.after === null
         ? sql`true`
         : sql`(created_at, id) < (${selection.after.createdAt}, ${selection.after.id})`;
-  const { rows } = await sql<{ id: string; event: WebhookDelivery['event']; date: string; state: LoggedDeliveryState; created_at: Date }>`
+  // A test delivery's state is its latest attempt's outcome, as a redelivery by hand sets a publication's.
+  const { rows } = await sql<{
+    id: string;
+    event: WebhookDelivery['event'];
+    date: string;
+    state: LoggedDeliveryState;
+    created_at: Date;
+    payload: string | null;
+  }>`
     select * from (
       select id::text, event, rate_date::text as date,
-        case when state = 'failed' and redelivered_at is null then 'abandoned' else state end as state, created_at
+        case when state = 'failed' and redelivered_at is null then 'abandoned' else state end as state, created_at, payload
       from webhook_deliveries where subscription_id = ${subscriptionId} and created_at >= ${since}
       union all
-      select delivery_id::text, event, rate_date::text, case outcome when 'delivered' then 'delivered' else 'failed' end, attempted_at
-      from webhook_attempts where subscription_id = ${subscriptionId} and event = 'rates.test' and attempted_at >= ${since}
+      select delivery_id::text, min(event), min(rate_date)::text,
+        case (array_agg(outcome order by attempted_at desc, id desc))[1] when 'delivered' then 'delivered' else 'failed' end, min(attempted_at), null
+      from webhook_attempts where subscription_id = ${subscriptionId} and event = 'rates.test'
+      group by delivery_id having min(attempted_at) >= ${since}
     ) logged
     where ${where}
     order by created_at desc, id desc
@@ -532,7 +561,7 @@ export async function listDeliveryLog(db: Kysely<Database>, subscriptionId: stri
   if (rows.length === 0) return [];
   const attempts = await db
     .selectFrom('webhook_attempts')
-    .select(['delivery_id', 'attempted_at', 'http_status', 'error', 'duration_ms'])
+    .select(['delivery_id', 'attempted_at', 'http_status', 'error', 'duration_ms', 'request_body', 'response_body'])
     .where(
       'delivery_id',
       'in',
@@ -542,24 +571,53 @@ export async function listDeliveryLog(db: Kysely<Database>, subscriptionId: stri
     .orderBy('id')
     .execute();
   const byDelivery = new Map<string, LoggedAttempt[]>(rows.map((r) => [r.id, []]));
-  for (const a of attempts) byDelivery.get(a.delivery_id)?.push({ at: a.attempted_at, status: a.http_status, error: a.error, durationMs: a.duration_ms });
+  const payloads = new Map(rows.map((r) => [r.id, r.payload]));
+  for (const a of attempts) {
+    byDelivery.get(a.delivery_id)?.push({
+      at: a.attempted_at,
+      status: a.http_status,
+      error: a.error,
+      durationMs: a.duration_ms,
+      requestBody: a.request_body ?? payloads.get(a.delivery_id) ?? '',
+      responseBody: a.response_body,
+    });
+  }
   return rows.map((r) => ({ id: r.id, event: r.event, date: r.date, state: r.state, createdAt: new Date(r.created_at), attempts: byDelivery.get(r.id) ?? [] }));
 }
 
-/** A publication's delivery of the subscription recorded since `since`, as a redelivery needs it. */
+/** A delivery of the log as a redelivery needs it: the body it sent. */
+export type RedeliverableDelivery = Pick<WebhookDelivery, 'id' | 'event' | 'rate_date' | 'payload'>;
+
+/**
+ * A delivery of the subscription recorded since `since`: a publication's from its row, a test's
+ * from its first attempt (a test sent before its body was kept has none, and is left out).
+ */
 export async function findRecentDelivery(
   db: Kysely<Database>,
   subscriptionId: string,
   deliveryId: string,
   since: Date,
-): Promise<Pick<WebhookDelivery, 'id' | 'event' | 'rate_date' | 'payload' | 'attempts'> | undefined> {
-  return db
+): Promise<RedeliverableDelivery | undefined> {
+  const publication = await db
     .selectFrom('webhook_deliveries')
-    .select(['id', 'event', 'rate_date', 'payload', 'attempts'])
+    .select(['id', 'event', 'rate_date', 'payload'])
     .where('subscription_id', '=', subscriptionId)
     .where('id', '=', deliveryId)
     .where('created_at', '>=', since)
     .executeTakeFirst();
+  if (publication) return publication;
+  const test = await db
+    .selectFrom('webhook_attempts')
+    .select(['delivery_id', 'event', 'rate_date', 'request_body', 'attempted_at'])
+    .where('subscription_id', '=', subscriptionId)
+    .where('delivery_id', '=', deliveryId)
+    .where('event', '=', 'rates.test')
+    .orderBy('attempted_at')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  if (!test || test.request_body === null || test.attempted_at < since) return undefined;
+  return { id: test.delivery_id, event: test.event, rate_date: test.rate_date, payload: test.request_body };
 }
 
 export interface RedeliveryRecord {
@@ -572,6 +630,9 @@ export interface RedeliveryRecord {
   error: string | null;
   at: Date;
   durationMs: number;
+  /** the body sent: kept on a test delivery's attempts, as a publication's is on its row */
+  requestBody: string;
+  responseBody: string | null;
 }
 
 /**
@@ -579,6 +640,7 @@ export interface RedeliveryRecord {
  * failure leaves a pending delivery's retries as planned and marks a finished one failed. A
  * success also counts as the subscription's last success and ends its run of failures, but never
  * reactivates it; a failure does not count towards deactivation, since the customer asked for it.
+ * A test delivery (no row) only gains the attempt, and changes no counters, as a test never does.
  */
 export async function recordRedelivery(db: Kysely<Database>, attempt: RedeliveryRecord): Promise<void> {
   await db.transaction().execute(async (trx) => {
@@ -591,7 +653,18 @@ export async function recordRedelivery(db: Kysely<Database>, attempt: Redelivery
       .executeTakeFirst();
     if (!subscription) return;
     const before = await trx.selectFrom('webhook_deliveries').select(['state', 'attempts']).where('id', '=', attempt.deliveryId).forUpdate().executeTakeFirst();
-    if (!before) return;
+    if (!before) {
+      // The subscription's lock orders concurrent redeliveries of one test, so each numbers its own attempt.
+      const { made } = await trx
+        .selectFrom('webhook_attempts')
+        .select((eb) => eb.fn.max('attempt').as('made'))
+        .where('delivery_id', '=', attempt.deliveryId)
+        .where('event', '=', 'rates.test')
+        .executeTakeFirstOrThrow();
+      if (made === null) return;
+      await insertAttempts(trx, [attemptRow(attempt, made + 1, attempt.requestBody)]);
+      return;
+    }
     const stillPending = !attempt.ok && before.state === 'pending';
     const changes = await changeDelivery(
       trx,
@@ -608,21 +681,25 @@ export async function recordRedelivery(db: Kysely<Database>, attempt: Redelivery
     if (attempt.ok) {
       await trx.updateTable('webhook_subscriptions').set({ failure_count: 0, last_success_at: attempt.at }).where('id', '=', attempt.subscriptionId).execute();
     }
-    await insertAttempts(trx, [
-      {
-        delivery_id: attempt.deliveryId,
-        subscription_id: attempt.subscriptionId,
-        event: attempt.event,
-        rate_date: attempt.rateDate,
-        attempt: before.attempts + 1,
-        attempted_at: attempt.at,
-        duration_ms: attempt.durationMs,
-        http_status: attempt.status,
-        error: attempt.error,
-        outcome: attempt.ok ? 'delivered' : 'failed',
-      },
-    ]);
+    await insertAttempts(trx, [attemptRow(attempt, before.attempts + 1, null)]);
   });
+}
+
+function attemptRow(attempt: RedeliveryRecord, number: number, requestBody: string | null): Insertable<WebhookAttemptsTable> {
+  return {
+    delivery_id: attempt.deliveryId,
+    subscription_id: attempt.subscriptionId,
+    event: attempt.event,
+    rate_date: attempt.rateDate,
+    attempt: number,
+    attempted_at: attempt.at,
+    duration_ms: attempt.durationMs,
+    http_status: attempt.status,
+    error: attempt.error,
+    outcome: attempt.ok ? 'delivered' : 'failed',
+    request_body: requestBody,
+    response_body: attempt.responseBody,
+  };
 }
 
 /**

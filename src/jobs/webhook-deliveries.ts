@@ -190,6 +190,7 @@ export class DeliveryWorker {
       error: result.error,
       at,
       durationMs: Math.round(durationMs),
+      responseBody: result.responseBody,
       retryAt,
       deactivateAt: DEACTIVATE_AFTER_FAILURES,
     });

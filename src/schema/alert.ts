@@ -245,6 +245,8 @@ async function testWebhooks(ctx: Context, accountId: string, firing: AlertMailFi
           http_status: result.status,
           error: result.error,
           outcome: result.ok ? 'delivered' : 'failed',
+          request_body: payload,
+          response_body: result.responseBody,
         },
       ]);
       return {

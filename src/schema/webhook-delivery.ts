@@ -1,7 +1,8 @@
 // A subscription's delivery log and redelivery by hand (D42 in docs/decisions.md): the deliveries
-// of the last 30 days, test deliveries included, and one new attempt of a publication's delivery.
+// of the last 30 days, test deliveries included, and one new attempt of any of them.
 import { findRecentDelivery, listDeliveryLog, recordRedelivery, type DeliveryLogPosition, type LoggedAttempt, type LoggedDelivery } from '../db/webhooks.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
+import { RESPONSE_BODY_KEPT_BYTES } from '../webhooks/send.js';
 import { signedDelivery } from '../webhooks/sign.js';
 import { builder } from './builder.js';
 import { checkWebhooksAvailable } from './plan-rules.js';
@@ -37,6 +38,11 @@ const LoggedAttemptRef = builder.objectRef<LoggedAttempt>('WebhookDeliveryAttemp
     status: t.exposeInt('status', { nullable: true, description: "The receiver's HTTP status; null when it gave none" }),
     error: t.exposeString('error', { nullable: true, description: 'A short reason when the attempt failed' }),
     durationMs: t.exposeInt('durationMs'),
+    requestBody: t.exposeString('requestBody', { description: 'The body sent' }),
+    responseBody: t.exposeString('responseBody', {
+      nullable: true,
+      description: `The first ${RESPONSE_BODY_KEPT_BYTES} bytes of the receiver's answer, as UTF-8 text; null when it gave none`,
+    }),
   }),
 });
 
@@ -78,7 +84,7 @@ builder.queryField('webhookDeliveries', (t) =>
 builder.mutationField('redeliverWebhookDelivery', (t) =>
   t.field({
     type: LoggedDeliveryRef,
-    description: `Attempts a publication's delivery of the last ${DELIVERY_LOG_DAYS} days once more now, with the same body and id, signed with the current secret`,
+    description: `Attempts a delivery of the last ${DELIVERY_LOG_DAYS} days once more now, with the same body and id, signed with the current secret`,
     args: { id: t.arg({ type: 'Text', required: true }), deliveryId: t.arg({ type: 'Text', required: true }) },
     authScopes: { apiKey: true, session: true },
     resolve: async (_root, { id, deliveryId }, ctx) => {
@@ -88,9 +94,7 @@ builder.mutationField('redeliverWebhookDelivery', (t) =>
       const since = new Date(clock().getTime() - DELIVERY_LOG_MS);
       const delivery = DELIVERY_ID.test(deliveryId) ? await findRecentDelivery(db, subscription.id, deliveryId, since) : undefined;
       if (!delivery) {
-        throw new NotFoundError(
-          `No delivery ${deliveryId} of webhook subscription ${id} in the last ${DELIVERY_LOG_DAYS} days that can be redelivered (a test delivery cannot: send a new test)`,
-        );
+        throw new NotFoundError(`No delivery ${deliveryId} of webhook subscription ${id} in the last ${DELIVERY_LOG_DAYS} days that can be redelivered`);
       }
       const secret = webhooks.box.open(subscription.secret_ciphertext);
       const started = performance.now();
@@ -107,6 +111,8 @@ builder.mutationField('redeliverWebhookDelivery', (t) =>
         error: result.error,
         at: clock(),
         durationMs: Math.round(durationMs),
+        requestBody: delivery.payload,
+        responseBody: result.responseBody,
       });
       const [logged] = await listDeliveryLog(db, subscription.id, since, { deliveryId: delivery.id });
       if (!logged) throw new NotFoundError(`Webhook subscription ${id} was deleted during the redelivery`);

@@ -18,6 +18,7 @@ import { PLAN_LIMITS, type Plan } from '../domain/plans.js';
 import { AccountSuspendedError, BadRequestError, InvalidApiKeyError, NotFoundError, ServiceUnavailableError } from '../errors.js';
 import { deliveryPayload } from '../webhooks/payload.js';
 import { generateSigningSecret } from '../webhooks/secret-box.js';
+import { RESPONSE_BODY_KEPT_BYTES } from '../webhooks/send.js';
 import { signedDelivery } from '../webhooks/sign.js';
 import { parseWebhookUrl, resolveWebhookTarget } from '../webhooks/target.js';
 import { AccountRef } from './account.js';
@@ -85,6 +86,11 @@ const WebhookAttemptRef = builder.objectRef<RecentAttempt>('WebhookAttempt').imp
     error: t.exposeString('error', { nullable: true }),
     delivered: t.boolean({ resolve: (a) => a.outcome === 'delivered' }),
     nextAttemptAt: t.expose('nextAttemptAt', { type: 'DateTime', nullable: true, description: 'When the delivery is tried again, if it will be' }),
+    requestBody: t.exposeString('requestBody', { nullable: true, description: 'The body sent; null once a delivery has been pruned' }),
+    responseBody: t.exposeString('responseBody', {
+      nullable: true,
+      description: `The first ${RESPONSE_BODY_KEPT_BYTES} bytes of the receiver's answer, as UTF-8 text; null when it gave none`,
+    }),
   }),
 });
 
@@ -276,6 +282,8 @@ builder.mutationFields((t) => ({
           http_status: result.status,
           error: result.error,
           outcome: result.ok ? 'delivered' : 'failed',
+          request_body: payload,
+          response_body: result.responseBody,
         },
       ]);
       return {

@@ -22,6 +22,16 @@ export interface AttemptResult {
   status: number | null;
   /** why the attempt failed, for logs and the stored delivery (never contains secrets or the body) */
   error: string | null;
+  /** the first RESPONSE_BODY_KEPT_BYTES of the receiver's body as text, for the delivery log; null without an answer */
+  responseBody: string | null;
+}
+
+/** How much of a receiver's body the delivery log keeps: enough for an error message, never a whole page. */
+export const RESPONSE_BODY_KEPT_BYTES = 4096;
+
+/** The kept bytes as UTF-8 text; a character cut at the bound, an invalid byte or NUL (which text columns refuse) reads as U+FFFD. */
+function keptText(chunks: Buffer[]): string {
+  return Buffer.concat(chunks).subarray(0, RESPONSE_BODY_KEPT_BYTES).toString('utf8').replaceAll('\0', '\uFFFD');
 }
 
 export interface SenderOptions {
@@ -85,7 +95,7 @@ export function createWebhookSender(options: SenderOptions): (request: WebhookRe
       url = new URL(request.url);
       addresses = await resolveWebhookTarget(url, options.policy);
     } catch (e) {
-      return { ok: false, status: null, error: e instanceof BadRequestError ? e.message : 'url is not valid' };
+      return { ok: false, status: null, error: e instanceof BadRequestError ? e.message : 'url is not valid', responseBody: null };
     }
     return post(url, addresses, request, options, secureContext);
   };
@@ -124,22 +134,25 @@ function post(url: URL, addresses: string[], request: WebhookRequest, options: S
     });
   } catch (e) {
     // Only a header the caller built wrongly gets here (an invalid character).
-    return Promise.resolve({ ok: false, status: null, error: `request not sent (${(e as NodeJS.ErrnoException).code ?? 'invalid'})` });
+    return Promise.resolve({ ok: false, status: null, error: `request not sent (${(e as NodeJS.ErrnoException).code ?? 'invalid'})`, responseBody: null });
   }
 
   return new Promise<AttemptResult>((resolve) => {
     let phase: Phase = 'connecting';
     let status: number | null = null;
+    const kept: Buffer[] = [];
+    let keptBytes = 0;
     let settled = false;
-    const settle = (result: AttemptResult) => {
+    const settle = (failure: Omit<AttemptResult, 'responseBody'>) => {
       if (settled) return;
       settled = true;
+      const result: AttemptResult = { ...failure, responseBody: status === null ? null : keptText(kept) };
       clearTimeout(timer);
       // Nothing more is wanted from this connection: no body left to drain, no socket kept.
       req.destroy();
       resolve(result);
     };
-    const outcome = (): AttemptResult =>
+    const outcome = (): Omit<AttemptResult, 'responseBody'> =>
       status !== null && status >= 200 && status < 300
         ? { ok: true, status, error: null }
         : { ok: false, status, error: status !== null && status >= 300 && status < 400 ? `redirect (${status}) not followed` : `HTTP ${status}` };
@@ -161,6 +174,10 @@ function post(url: URL, addresses: string[], request: WebhookRequest, options: S
       let received = 0;
       res.on('data', (chunk: Buffer) => {
         received += chunk.length;
+        if (keptBytes < RESPONSE_BODY_KEPT_BYTES) {
+          kept.push(chunk);
+          keptBytes += chunk.length;
+        }
         if (received >= options.maxResponseBytes) settle(outcome());
       });
       res.on('end', () => settle(outcome()));

@@ -177,6 +177,39 @@ describe.skipIf(!OPENSSL_AVAILABLE)('the Webhooks page', () => {
     }
   });
 
+  it("folds each attempt's request and response bodies, escaped, and redelivers a test delivery", async () => {
+    const { browser, csrf } = await signedIn('professional');
+    const { id } = await create(browser, csrf, '/refusing');
+    const answer = '{"error":"<b>currency & date</b> refused"}';
+    receiver.behave('/refusing', { status: 422, body: answer });
+    expect((await browser.post('/dashboard/webhooks/test', { csrf, id })).status).toBe(303);
+    const html = await (await browser.get('/dashboard/webhooks')).text();
+    const sent = receiver.deliveries.filter((d) => d.path === '/refusing');
+    expect(sent).toHaveLength(1);
+    const unescape = (s: string) => s.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&amp;', '&');
+    const bodies = /<details><summary>Request and response of attempt 1<\/summary>([\s\S]*?)<\/details>/.exec(html)?.[1] ?? '';
+    expect(bodies).toContain('Response body (its first 4 KiB)');
+    expect(bodies).not.toContain('<b>');
+    // the request body is the exact payload the receiver got, the response what it answered
+    const pres = [...bodies.matchAll(/<pre>([\s\S]*?)<\/pre>/g)].map((m) => m[1]!);
+    expect(pres).toHaveLength(2);
+    expect(pres.map(unescape)).toEqual([sent[0]!.rawBody, answer]);
+
+    // a test delivery is redelivered from its row as any other
+    expect(html).toContain(`name="delivery" value="${sent[0]!.headers['x-exchangerates-delivery']}"`);
+    receiver.behave('/refusing', { status: 200, body: 'thanks' });
+    const again = await browser.post('/dashboard/webhooks/redeliver', { csrf, id, delivery: sent[0]!.headers['x-exchangerates-delivery']! });
+    expect(again.status).toBe(303);
+    const text = pageText(await (await browser.get(again.headers.get('location')!)).text());
+    expect(text).toContain('Redelivered');
+    expect(text).toMatch(/rates\.test \d{1,2} May 2026 2 HTTP 200/);
+    expect(text).toContain('Response body (its first 4 KiB) thanks');
+    const both = receiver.deliveries.filter((d) => d.path === '/refusing');
+    expect(both).toHaveLength(2);
+    expect(both[1]!.rawBody).toBe(both[0]!.rawBody);
+    expect(both[1]!.signatureValid).toBe(true);
+  });
+
   it('deletes only after the confirmation page', async () => {
     const { browser, email, csrf } = await signedIn('professional');
     const { id } = await create(browser, csrf, '/deleted');

@@ -18,8 +18,8 @@ import { standIn } from './stand-in.js';
 export const RECEIVER_NAMES = ['localhost', '127.0.0.1', 'receiver.test'] as const;
 
 export type ReceiverMode =
-  /** answer with this status (default 200); `bodyBytes` of body; `hold` keeps the response open after that */
-  | { status: number; bodyBytes?: number; hold?: boolean }
+  /** answer with this status (default 200); `bodyBytes` of body, or `body`; `hold` keeps the response open after that */
+  | { status: number; bodyBytes?: number; body?: string; hold?: boolean }
   /** 302 with this Location */
   | { redirect: string }
   /** never answer (the connection is closed by close()) */
@@ -94,11 +94,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       res.writeHead(302, { location: mode.redirect }).end();
       return;
     }
-    const bytes = mode.bodyBytes ?? 0;
-    res.writeHead(mode.status, { 'content-type': 'text/plain', ...(mode.hold ? {} : { 'content-length': String(bytes) }) });
+    const body = mode.body === undefined ? Buffer.alloc(mode.bodyBytes ?? 0, 'x') : Buffer.from(mode.body);
+    res.writeHead(mode.status, { 'content-type': 'text/plain', ...(mode.hold ? {} : { 'content-length': String(body.length) }) });
     // A client that stops reading makes writes fail: that is expected here.
     res.on('error', () => {});
-    if (bytes > 0) res.write(Buffer.alloc(bytes, 'x'));
+    if (body.length > 0) res.write(body);
     if (!mode.hold) res.end();
   };
 

@@ -121,6 +121,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('webhook attempts', () => {
         error: 'HTTP 503',
         at,
         durationMs: 5,
+        responseBody: 'busy',
         retryAt,
         deactivateAt: 1_000,
       };
@@ -149,6 +150,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('webhook attempts', () => {
       error: null,
       at,
       durationMs: 12,
+      responseBody: '',
       retryAt: null,
       deactivateAt: 10,
     };

@@ -2,7 +2,7 @@
 // 127.0.0.1. Names reach it through an injected resolver; private targets need allowPrivate (D34),
 // as in tests of the service.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createWebhookSender, type SenderOptions, type WebhookRequest } from '../../src/webhooks/send.js';
+import { createWebhookSender, RESPONSE_BODY_KEPT_BYTES, type SenderOptions, type WebhookRequest } from '../../src/webhooks/send.js';
 import { resolveWebhookTarget, type Resolver } from '../../src/webhooks/target.js';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -40,7 +40,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('createWebhookSender', () => {
 
   it('a 200 is ok; the receiver gets the POST with the body, the headers and a Content-Length', async () => {
     const result = await sender()(request('/ok'));
-    expect(result).toEqual({ ok: true, status: 200, error: null });
+    expect(result).toEqual({ ok: true, status: 200, error: null, responseBody: expect.any(String) });
     expect(receiver.deliveries).toHaveLength(1);
     const [delivery] = receiver.deliveries;
     expect(delivery).toMatchObject({ path: '/ok', rawBody: body, json: JSON.parse(body), answeredWith: 200, servername: 'receiver.test' });
@@ -55,8 +55,8 @@ describe.skipIf(!OPENSSL_AVAILABLE)('createWebhookSender', () => {
   it('any 2xx is ok', async () => {
     receiver.behave('/accepted', { status: 202 });
     receiver.behave('/no-content', { status: 204 });
-    await expect(sender()(request('/accepted'))).resolves.toEqual({ ok: true, status: 202, error: null });
-    await expect(sender()(request('/no-content'))).resolves.toEqual({ ok: true, status: 204, error: null });
+    await expect(sender()(request('/accepted'))).resolves.toEqual({ ok: true, status: 202, error: null, responseBody: expect.any(String) });
+    await expect(sender()(request('/no-content'))).resolves.toEqual({ ok: true, status: 204, error: null, responseBody: expect.any(String) });
   });
 
   it('the signature the caller puts in the headers is what a subscriber checks against the raw body', async () => {
@@ -78,7 +78,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('createWebhookSender', () => {
 
   it('a 500 is not ok, with status 500', async () => {
     receiver.behave('/fail', { status: 500 });
-    await expect(sender()(request('/fail'))).resolves.toEqual({ ok: false, status: 500, error: 'HTTP 500' });
+    await expect(sender()(request('/fail'))).resolves.toEqual({ ok: false, status: 500, error: 'HTTP 500', responseBody: expect.any(String) });
   });
 
   it('modes can be given in sequence: two 500s, then 200', async () => {
@@ -93,7 +93,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('createWebhookSender', () => {
   it('a 302 is not ok, has status 302, and the redirect target is not requested', async () => {
     receiver.behave('/moved', { redirect: receiver.url('/redirect-target') });
     const result = await sender()(request('/moved'));
-    expect(result).toEqual({ ok: false, status: 302, error: 'redirect (302) not followed' });
+    expect(result).toEqual({ ok: false, status: 302, error: 'redirect (302) not followed', responseBody: expect.any(String) });
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(receiver.deliveries.map((d) => d.path)).toEqual(['/moved']);
   });
@@ -103,7 +103,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('createWebhookSender', () => {
     const started = Date.now();
     const result = await sender()(request('/hang'));
     const elapsed = Date.now() - started;
-    expect(result).toEqual({ ok: false, status: null, error: `timed out after ${TIMEOUT_MS} ms waiting for the answer` });
+    expect(result).toEqual({ ok: false, status: null, error: `timed out after ${TIMEOUT_MS} ms waiting for the answer`, responseBody: null });
     expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 10);
     expect(elapsed).toBeLessThan(TIMEOUT_MS + 1000);
     expect(receiver.deliveries.map((d) => d.answeredWith)).toEqual(['hang']);
@@ -115,7 +115,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('createWebhookSender', () => {
     receiver.behave('/slow-body', { status: 200, bodyBytes: 10, hold: true });
     const started = Date.now();
     const result = await sender()(request('/slow-body'));
-    expect(result).toEqual({ ok: false, status: 200, error: `timed out after ${TIMEOUT_MS} ms waiting for the response body` });
+    expect(result).toEqual({ ok: false, status: 200, error: `timed out after ${TIMEOUT_MS} ms waiting for the response body`, responseBody: 'x'.repeat(10) });
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 1000);
     await expect.poll(() => receiver.openConnections(), { timeout: 1000 }).toBe(0);
   });
@@ -123,15 +123,22 @@ describe.skipIf(!OPENSSL_AVAILABLE)('createWebhookSender', () => {
   it('a connection closed without an answer fails with no status', async () => {
     receiver.behave('/close', 'close');
     const result = await sender()(request('/close'));
-    expect(result).toEqual({ ok: false, status: null, error: 'connection closed without an answer' });
+    expect(result).toEqual({ ok: false, status: null, error: 'connection closed without an answer', responseBody: null });
     expect(receiver.deliveries.map((d) => d.answeredWith)).toEqual(['close']);
+  });
+
+  it("the receiver's body is kept as text up to the bound, an invalid byte or NUL as U+FFFD", async () => {
+    receiver.behave('/says', { status: 400, body: 'bad\u0000 request: ünknown' });
+    expect(await sender()(request('/says'))).toEqual({ ok: false, status: 400, error: 'HTTP 400', responseBody: 'bad\uFFFD request: ünknown' });
+    receiver.behave('/says', { status: 400, body: `${'x'.repeat(RESPONSE_BODY_KEPT_BYTES - 1)}é` });
+    expect((await sender()(request('/says'))).responseBody).toBe(`${'x'.repeat(RESPONSE_BODY_KEPT_BYTES - 1)}\uFFFD`);
   });
 
   it('a 5 MB response body is not read: the attempt is ok as soon as maxResponseBytes have come', async () => {
     receiver.behave('/big', { status: 200, bodyBytes: 5 * 1024 * 1024 });
     const started = Date.now();
     const result = await sender({ timeoutMs: 10_000 })(request('/big'));
-    expect(result).toEqual({ ok: true, status: 200, error: null });
+    expect(result).toEqual({ ok: true, status: 200, error: null, responseBody: 'x'.repeat(RESPONSE_BODY_KEPT_BYTES) });
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
@@ -139,14 +146,23 @@ describe.skipIf(!OPENSSL_AVAILABLE)('createWebhookSender', () => {
     // 64 KiB and then the response stays open: only reading to the end would wait for the timeout.
     receiver.behave('/endless', { status: 200, bodyBytes: 64 * 1024, hold: true });
     const started = Date.now();
-    await expect(sender({ timeoutMs: 5000, maxResponseBytes: 16 * 1024 })(request('/endless'))).resolves.toEqual({ ok: true, status: 200, error: null });
+    await expect(sender({ timeoutMs: 5000, maxResponseBytes: 16 * 1024 })(request('/endless'))).resolves.toEqual({
+      ok: true,
+      status: 200,
+      error: null,
+      responseBody: expect.any(String),
+    });
     expect(Date.now() - started).toBeLessThan(2000);
-    await expect(sender({ maxResponseBytes: 1024 * 1024 })(request('/endless'))).resolves.toMatchObject({ ok: false, status: 200 });
+    await expect(sender({ maxResponseBytes: 1024 * 1024 })(request('/endless'))).resolves.toMatchObject({
+      ok: false,
+      status: 200,
+      responseBody: expect.any(String),
+    });
   });
 
   it('a header the caller built wrongly fails the attempt without throwing', async () => {
     const result = await sender()({ ...request('/bad-header'), headers: { 'x-bad': 'a\nb' } });
-    expect(result).toEqual({ ok: false, status: null, error: 'request not sent (ERR_INVALID_CHAR)' });
+    expect(result).toEqual({ ok: false, status: null, error: 'request not sent (ERR_INVALID_CHAR)', responseBody: null });
     expect(receiver.deliveries).toEqual([]);
   });
 
@@ -154,16 +170,16 @@ describe.skipIf(!OPENSSL_AVAILABLE)('createWebhookSender', () => {
     const closed = await startWebhookReceiver();
     const url = closed.url('/gone', 'receiver.test');
     await closed.close();
-    await expect(sender()({ ...request('/gone'), url })).resolves.toEqual({ ok: false, status: null, error: 'connection refused' });
+    await expect(sender()({ ...request('/gone'), url })).resolves.toEqual({ ok: false, status: null, error: 'connection refused', responseBody: null });
   });
 
   describe('target checks at every attempt (D26, D30)', () => {
     it('a name resolving to a private address is not contacted when private targets are not allowed', async () => {
       const send = sender({ policy: { allowPrivate: false, resolve: loopback, resolveTimeoutMs: 1000 } });
       const result = await send(request('/private'));
-      expect(result).toEqual({ ok: false, status: null, error: 'url host receiver.test resolves to an address that is not public' });
+      expect(result).toEqual({ ok: false, status: null, error: 'url host receiver.test resolves to an address that is not public', responseBody: null });
       const literal = await send(request('/private', '127.0.0.1'));
-      expect(literal).toEqual({ ok: false, status: null, error: 'url host 127.0.0.1 is not a public address' });
+      expect(literal).toEqual({ ok: false, status: null, error: 'url host 127.0.0.1 is not a public address', responseBody: null });
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(receiver.deliveries).toEqual([]);
     });
@@ -177,7 +193,7 @@ describe.skipIf(!OPENSSL_AVAILABLE)('createWebhookSender', () => {
       const url = receiver.url('/rebind', 'receiver.test');
       await expect(resolveWebhookTarget(new URL(url), policy)).resolves.toEqual(['93.184.216.34']);
       const result = await sender({ policy })({ ...request('/rebind'), url });
-      expect(result).toEqual({ ok: false, status: null, error: 'url host receiver.test resolves to an address that is not public' });
+      expect(result).toEqual({ ok: false, status: null, error: 'url host receiver.test resolves to an address that is not public', responseBody: null });
       expect(calls).toBe(2);
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(receiver.deliveries).toEqual([]);
@@ -189,9 +205,9 @@ describe.skipIf(!OPENSSL_AVAILABLE)('createWebhookSender', () => {
       let calls = 0;
       const changing: Resolver = async () => (calls++ === 0 ? ['127.0.0.1'] : ['127.0.0.2']);
       const send = sender({}, changing);
-      await expect(send(request('/pinned'))).resolves.toEqual({ ok: true, status: 200, error: null });
+      await expect(send(request('/pinned'))).resolves.toEqual({ ok: true, status: 200, error: null, responseBody: expect.any(String) });
       expect(calls).toBe(1);
-      await expect(send(request('/pinned'))).resolves.toEqual({ ok: false, status: null, error: 'connection refused' });
+      await expect(send(request('/pinned'))).resolves.toEqual({ ok: false, status: null, error: 'connection refused', responseBody: null });
       expect(calls).toBe(2);
       expect(receiver.deliveries).toHaveLength(1);
     });
@@ -199,18 +215,29 @@ describe.skipIf(!OPENSSL_AVAILABLE)('createWebhookSender', () => {
     it('a resolver that never answers fails the attempt after its own timeout', async () => {
       const never: Resolver = () => new Promise<string[]>(() => {});
       const send = sender({ policy: { allowPrivate: true, resolve: never, resolveTimeoutMs: 100 } });
-      await expect(send(request('/never'))).resolves.toEqual({ ok: false, status: null, error: 'url host receiver.test did not resolve within 100 ms' });
+      await expect(send(request('/never'))).resolves.toEqual({
+        ok: false,
+        status: null,
+        error: 'url host receiver.test did not resolve within 100 ms',
+        responseBody: null,
+      });
     });
 
     it('an unknown name, an http URL or nonsense fails without throwing', async () => {
       const send = sender();
-      await expect(send(request('/x', 'nowhere.test'))).resolves.toEqual({ ok: false, status: null, error: 'url host nowhere.test does not resolve' });
+      await expect(send(request('/x', 'nowhere.test'))).resolves.toEqual({
+        ok: false,
+        status: null,
+        error: 'url host nowhere.test does not resolve',
+        responseBody: null,
+      });
       await expect(send({ ...request('/x'), url: `http://127.0.0.1:${receiver.port}/x` })).resolves.toEqual({
         ok: false,
         status: null,
         error: 'url must use https',
+        responseBody: null,
       });
-      await expect(send({ ...request('/x'), url: 'not a url' })).resolves.toEqual({ ok: false, status: null, error: 'url is not valid' });
+      await expect(send({ ...request('/x'), url: 'not a url' })).resolves.toEqual({ ok: false, status: null, error: 'url is not valid', responseBody: null });
       expect(receiver.deliveries).toEqual([]);
     });
   });
@@ -219,26 +246,27 @@ describe.skipIf(!OPENSSL_AVAILABLE)('createWebhookSender', () => {
     it('without the receiver CA the attempt fails in TLS and nothing is delivered', async () => {
       const send = createWebhookSender({ policy: { allowPrivate: true, resolve: loopback, resolveTimeoutMs: 1000 }, timeoutMs: 2000, maxResponseBytes: 1024 });
       const result = await send(request('/untrusted'));
-      expect(result).toEqual({ ok: false, status: null, error: 'TLS handshake failed (DEPTH_ZERO_SELF_SIGNED_CERT)' });
+      expect(result).toEqual({ ok: false, status: null, error: 'TLS handshake failed (DEPTH_ZERO_SELF_SIGNED_CERT)', responseBody: null });
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(receiver.deliveries).toEqual([]);
     });
 
     it('the host name is checked against the certificate and sent as SNI', async () => {
       const send = sender();
-      await expect(send(request('/sni', 'localhost'))).resolves.toEqual({ ok: true, status: 200, error: null });
+      await expect(send(request('/sni', 'localhost'))).resolves.toEqual({ ok: true, status: 200, error: null, responseBody: expect.any(String) });
       expect(receiver.deliveries.map((d) => d.servername)).toEqual(['localhost']);
       // other.test resolves to the same receiver, but the certificate does not name it.
       await expect(send(request('/sni', 'other.test'))).resolves.toEqual({
         ok: false,
         status: null,
         error: 'TLS handshake failed (ERR_TLS_CERT_ALTNAME_INVALID)',
+        responseBody: null,
       });
       expect(receiver.deliveries).toHaveLength(1);
     });
 
     it('an IP literal is checked against the certificate IP and sends no SNI', async () => {
-      await expect(sender()(request('/ip', '127.0.0.1'))).resolves.toEqual({ ok: true, status: 200, error: null });
+      await expect(sender()(request('/ip', '127.0.0.1'))).resolves.toEqual({ ok: true, status: 200, error: null, responseBody: expect.any(String) });
       expect(receiver.deliveries.map((d) => d.servername)).toEqual([null]);
     });
   });
