@@ -5,7 +5,7 @@ import { alertFires } from '../domain/alerts.js';
 import type { Plan } from '../domain/plans.js';
 import type { CurrencyCode } from '../domain/currencies.js';
 import type { AlertChannel, AlertCondition, AlertsTable, Database } from './database.js';
-import { recordAlertDeliveries } from './webhooks.js';
+import { recordAlertDeliveries } from './webhook-deliveries.js';
 
 /** An alert as listed: its own fields, and its firings' count and latest. */
 export interface ListedAlert {

@@ -5,7 +5,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { storeDays, type ImportSummary, type StoredDay } from '../db/rates.js';
 import { recordAlertFirings } from '../db/alerts.js';
-import { recordPublicationDeliveries } from '../db/webhooks.js';
+import { recordPublicationDeliveries } from '../db/webhook-deliveries.js';
 import { FIRST_DATE, sydneyDate } from '../domain/calendar.js';
 import { canonicalRates, isPublishedCode, type PublishedCode } from '../domain/currencies.js';
 import { PLANS_WITH_ALERTS, PLANS_WITH_WEBHOOKS } from '../domain/plans.js';

@@ -12,7 +12,7 @@ import {
   recordAttempts,
   type AttemptRecord,
   type ClaimedDelivery,
-} from '../db/webhooks.js';
+} from '../db/webhook-deliveries.js';
 import { PLANS_WITH_WEBHOOKS } from '../domain/plans.js';
 import type { Services } from '../services.js';
 import { signedDelivery } from '../webhooks/sign.js';

@@ -17,7 +17,7 @@ import {
   type PausableAlert,
 } from '../db/alerts.js';
 import { ALERT_CHANNELS, ALERT_CONDITIONS, type AlertChannel, type AlertCondition } from '../db/database.js';
-import { insertAttempts } from '../db/webhooks.js';
+import { insertAttempts } from '../db/webhook-rollups.js';
 import { alertValueFault } from '../domain/alerts.js';
 import { addDays } from '../domain/calendar.js';
 import { codeOf, isPublishedCode } from '../domain/currencies.js';

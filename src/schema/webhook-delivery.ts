@@ -1,6 +1,13 @@
 // A subscription's delivery log and redelivery by hand (D42 in docs/decisions.md): the deliveries
 // of the last 30 days, test deliveries included, and one new attempt of any of them.
-import { findRecentDelivery, listDeliveryLog, recordRedelivery, type DeliveryLogPosition, type LoggedAttempt, type LoggedDelivery } from '../db/webhooks.js';
+import {
+  findRecentDelivery,
+  listDeliveryLog,
+  recordRedelivery,
+  type DeliveryLogPosition,
+  type LoggedAttempt,
+  type LoggedDelivery,
+} from '../db/delivery-log.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { RESPONSE_BODY_KEPT_BYTES } from '../webhooks/send.js';
 import { signedDelivery } from '../webhooks/sign.js';

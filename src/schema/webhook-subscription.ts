@@ -4,15 +4,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { lockAccount } from '../db/accounts.js';
 import type { WebhookSubscription } from '../db/database.js';
-import {
-  countSubscriptions,
-  deleteSubscription,
-  findSubscription,
-  insertAttempts,
-  insertSubscription,
-  setSubscriptionActive,
-  type RecentAttempt,
-} from '../db/webhooks.js';
+import { countSubscriptions, deleteSubscription, findSubscription, insertSubscription, setSubscriptionActive } from '../db/webhook-subscriptions.js';
+import { insertAttempts } from '../db/webhook-rollups.js';
+import { type RecentAttempt } from '../db/delivery-log.js';
 import { CURRENCY_CODES } from '../domain/currencies.js';
 import { PLAN_LIMITS, type Plan } from '../domain/plans.js';
 import { AccountSuspendedError, BadRequestError, InvalidApiKeyError, NotFoundError, ServiceUnavailableError } from '../errors.js';

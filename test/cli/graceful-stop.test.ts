@@ -5,7 +5,8 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountWithKeyVia, createCliStore, importFixtureVia, startService, type CliStore, type RunningService } from '../support/cli.js';
 
-const DELAY_MS = 1_000;
+// long enough for a burst to be answered on a busy machine before the listener closes
+const DELAY_MS = 3_000;
 
 let store: CliStore;
 let service: RunningService;

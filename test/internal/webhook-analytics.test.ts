@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { insertAttempts } from '../../src/db/webhooks.js';
+import { insertAttempts } from '../../src/db/webhook-rollups.js';
 import { graphql } from '../../src/graphql.js';
 /** percentile_cont: linear between the two nearest of the sorted values */
 function percentile(values: number[], p: number): number {

@@ -138,7 +138,8 @@ describe('the slot job (croner)', () => {
     // the Saturday's slot job has fired (it logs why it does not poll) and asked for nothing
     await expect.poll(() => idle.logger.entries.some((e) => e.msg.includes('weekend or NSW holiday')), { timeout: 10_000, interval: 100 }).toBe(true);
     expect(saturday.feedRequests()).toBe(0);
-  });
+    // two apps, each waited for up to 10 s, on a busy machine
+  }, 60_000);
 });
 
 describe('leadership', () => {

@@ -3,7 +3,8 @@
 // 90-day retention are pruned by the worker; an attempt of a subscription deleted meanwhile is left
 // out without losing the rest of its batch.
 import { describe, expect, it } from 'vitest';
-import { listRecentAttempts, recordAttempts } from '../../src/db/webhooks.js';
+import { listRecentAttempts } from '../../src/db/delivery-log.js';
+import { recordAttempts } from '../../src/db/webhook-deliveries.js';
 import type { RbaDay } from '../../src/rba/index.js';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { expectInstant } from '../support/expect.js';

@@ -4,7 +4,7 @@
 // 127.0.0.1 later is refused at delivery time (private targets not allowed here): nothing leaves
 // this machine.
 import { describe, expect, it } from 'vitest';
-import { claimDueDeliveries } from '../../src/db/webhooks.js';
+import { claimDueDeliveries } from '../../src/db/webhook-deliveries.js';
 import { PLANS_WITH_WEBHOOKS } from '../../src/domain/plans.js';
 import type { RbaDay } from '../../src/rba/index.js';
 import type { Resolver } from '../../src/webhooks/target.js';

@@ -5,7 +5,7 @@
 // clock is the test's and the worker is run by hand.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { insertAttempts } from '../../src/db/webhooks.js';
+import { insertAttempts } from '../../src/db/webhook-rollups.js';
 import type { RbaDay } from '../../src/rba/index.js';
 import { OPENSSL_AVAILABLE } from '../support/certificate.js';
 import { expectError, expectInstant, UUID } from '../support/expect.js';

@@ -1,6 +1,6 @@
 // Webhook deliveries of the publications of a range of rate days: the counts and attempt latency
 // over every subscription, read from their roll-ups (kept in step with the deliveries and attempts
-// by src/db/webhooks.ts) so that a year is not read delivery by delivery, and a page of
+// by src/db/webhook-rollups.ts) so that a year is not read delivery by delivery, and a page of
 // subscriptions with their own, read from their deliveries and attempts.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../database.js';

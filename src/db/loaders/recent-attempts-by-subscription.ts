@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../database.js';
-import type { RecentAttempt } from '../webhooks.js';
+import type { RecentAttempt } from '../delivery-log.js';
 
 /**
  * The latest `limit` attempts of each of these subscriptions, each subscription's newest first,
