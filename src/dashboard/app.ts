@@ -4,7 +4,7 @@
 // endpoints, with the static files and the page that renders a refusal.
 import type { Refused } from '../http/error-status.js';
 import { sessionTokenOf } from '../http/session-cookie.js';
-import type { Answer, Endpoint, Exchange, Fallback } from '../rest/exchange.js';
+import { plainEndpoint, type Answer, type Endpoint, type Exchange, type Fallback } from '../rest/exchange.js';
 import { authenticateSession } from '../schema/session.js';
 import { alertsDocuments, alertsRoutes } from './alerts-routes.js';
 import { keysDocuments, keysRoutes } from './keys-routes.js';
@@ -87,18 +87,7 @@ export function dashboardEndpoints(options: DashboardOptions): { endpoints: Endp
     return kit.page(status, MessagePage({ assets: ASSETS, title: refusalTitle(status), message, requestId: exchange.requestId }), headers);
   }
 
-  const endpoint = (method: 'GET' | 'POST', path: string, serve: Endpoint['serve']): Endpoint => ({
-    method,
-    path,
-    template: path,
-    cors: false,
-    auth: 'none',
-    name: null,
-    route: null,
-    paramPatterns: null,
-    serve,
-    render: refusalPage,
-  });
+  const endpoint = (method: 'GET' | 'POST', path: string, serve: Endpoint['serve']): Endpoint => plainEndpoint(method, path, serve, refusalPage);
   const pageEndpoints = Object.entries(pages).flatMap(([path, methods]) =>
     (Object.entries(methods) as ['GET' | 'POST', Handler][]).map(([method, handler]) => endpoint(method, path, (exchange) => servePage(handler, exchange))),
   );

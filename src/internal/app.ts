@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { BadRequestError, ConflictError, UnauthorizedError } from '../errors.js';
 import { ERROR_STATUS, type Refused } from '../http/error-status.js';
 import { compose } from '../rest/compose.js';
-import { fetchRequestOf, type Answer, type Endpoint, type Exchange, type Method, type Next, type Step } from '../rest/exchange.js';
+import { fetchRequestOf, plainEndpoint, type Answer, type Endpoint, type Exchange, type Method, type Next, type Step } from '../rest/exchange.js';
 import type { GraphQLSchema } from 'graphql';
 import type { Services } from '../services.js';
 import { graphiqlPage, GRAPHIQL_CSP, SIGN_IN_PATH, signInPage } from './graphiql.js';
@@ -88,18 +88,8 @@ export function internalEndpoints(options: InternalAppOptions): Endpoint[] {
     exchange.answer = await answerOf(await (await internalYoga()).fetch(fetchRequestOf(exchange.request)));
   };
 
-  const endpoint = (method: Method, path: string, serve: Next, token = true): Endpoint => ({
-    method,
-    path,
-    template: path,
-    cors: false,
-    auth: 'none',
-    name: null,
-    route: null,
-    paramPatterns: null,
-    serve: token ? compose([operatorOnly, serve]) : serve,
-    render: graphqlRefusal,
-  });
+  const endpoint = (method: Method, path: string, serve: Next, token = true): Endpoint =>
+    plainEndpoint(method, path, token ? compose([operatorOnly, serve]) : serve, graphqlRefusal);
 
   const endpoints: Endpoint[] = [
     endpoint('GET', READY_PATH, (exchange) => ((exchange.answer = options.readiness.answer()), Promise.resolve()), false),

@@ -6,7 +6,7 @@
 import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Answer, Endpoint, Exchange } from './exchange.js';
+import { plainEndpoint, type Answer, type Endpoint, type Exchange } from './exchange.js';
 import { envelopeOf } from './steps/errors.js';
 
 export const OPENAPI_PATH = '/openapi.json';
@@ -90,21 +90,17 @@ export function docsEndpoints(document: object, title: string): Endpoint[] {
       asset(renderer, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' }),
     ],
   ];
-  return assets.map(([path, found]) => ({
-    method: 'GET',
-    path,
-    template: path,
-    cors: false,
-    auth: 'none',
-    name: null,
-    route: null,
-    paramPatterns: null,
-    serve: (exchange) => {
-      exchange.answer = answer(exchange, found);
-      return Promise.resolve();
-    },
-    render: envelopeOf,
-  }));
+  return assets.map(([path, found]) =>
+    plainEndpoint(
+      'GET',
+      path,
+      (exchange) => {
+        exchange.answer = answer(exchange, found);
+        return Promise.resolve();
+      },
+      envelopeOf,
+    ),
+  );
 }
 
 function answer({ request }: Exchange, found: Asset): Answer {

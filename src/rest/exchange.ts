@@ -71,6 +71,20 @@ export interface Endpoint {
   render: (refused: Refused | null, exchange: Exchange) => Answer;
 }
 
+/** An endpoint of no REST route (a docs file, a dashboard page, an operator's path): no key, no CORS, not metered by name. */
+export const plainEndpoint = (method: Method, path: string, serve: Endpoint['serve'], render: Endpoint['render']): Endpoint => ({
+  method,
+  path,
+  template: path,
+  cors: false,
+  auth: 'none',
+  name: null,
+  route: null,
+  paramPatterns: null,
+  serve,
+  render,
+});
+
 /** How a surface refuses the paths under `prefix` that nothing serves (the dashboard's 404 page). */
 export interface Fallback {
   prefix: string;
