@@ -195,8 +195,9 @@ function isStall(error: unknown): boolean {
 
 /**
  * The pool as Kysely uses it, with two changes: a stalled or unreachable store is reported as
- * StoreUnavailableError (a 503 on every endpoint), and a connection whose statement timed out is
- * discarded rather than reused, since it stays busy with that statement until the server answers.
+ * StoreUnavailableError (a 503 on every endpoint), and a connection whose statement timed out takes
+ * no further statement and is discarded rather than reused, since it stays busy with that statement
+ * until the server answers.
  */
 function reportingStalls(pool: pg.Pool): PostgresPool {
   const unavailable = (error: unknown) =>
@@ -213,6 +214,9 @@ function reportingStalls(pool: pg.Pool): PostgresPool {
       const lost = () => void (stalled = true);
       client.on('error', lost);
       const query = async (sql: string, parameters: readonly unknown[]) => {
+        // A statement sent after one that timed out would queue behind it and wait out a bound of
+        // its own (a transaction's rollback after its start or statement stalled): it fails at once.
+        if (stalled) throw unavailable(new Error('Statement not sent: an earlier statement on this connection hit its timeout'));
         try {
           return await client.query(sql, [...parameters]);
         } catch (error) {
