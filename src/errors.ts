@@ -25,12 +25,26 @@ export type ErrorCode =
   | 'sign_in_required'
   | 'rba_source_failed';
 
-export abstract class DomainError extends Error {
-  abstract readonly code: ErrorCode;
+/**
+ * An error that is answered rather than debugged: it takes no stack trace. Capturing one, and with
+ * the service's source maps formatting it when graphql-js reads it to wrap the error, would make a
+ * refused request cost several times an answered one; a `cause` keeps its own.
+ */
+export abstract class ExpectedError extends Error {
   constructor(message: string, options?: { cause: unknown }) {
-    super(message, options);
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(message, options);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
     this.name = new.target.name;
   }
+}
+
+export abstract class DomainError extends ExpectedError {
+  abstract readonly code: ErrorCode;
   /**
    * graphql-js copies an original error's `extensions` onto the GraphQL error that wraps it, so a
    * result (the internal endpoint's, the CLI's) names the code without knowing this class.

@@ -1,17 +1,17 @@
 // Refusals that exist only because the request came over HTTP: a method the path does not answer,
 // plain HTTP where HTTPS is required (D20 in docs/decisions.md), a quota or limit with its
 // X-RateLimit-* headers, and the listener's own limits. The domain's errors are src/errors.ts.
+import { ExpectedError } from '../errors.js';
 
 /** The codes only HTTP has; the status table (error-status.ts) maps them with the domain's. */
 export type HttpErrorCode = 'method_not_allowed' | 'not_acceptable' | 'https_required' | 'rate_limit_exceeded' | 'request_timeout' | 'headers_too_large';
 
-export abstract class HttpError extends Error {
+export abstract class HttpError extends ExpectedError {
   abstract readonly code: HttpErrorCode;
   /** headers the refusal carries besides the envelope's */
   readonly headers: Readonly<Record<string, string>>;
   constructor(message: string, headers: Readonly<Record<string, string>> = {}) {
     super(message);
-    this.name = new.target.name;
     this.headers = headers;
   }
   /** As DomainError's: a GraphQL result (the internal endpoint's) names the code. */
