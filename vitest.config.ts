@@ -10,6 +10,7 @@ const UNIT_TESTS = [
   'test/rest/steps/!(authenticate|operation).test.ts',
   'test/rest/route-types.test.ts',
   'test/rest/params.test.ts',
+  'test/rest/workbook.test.ts',
   'test/schema/account-usage.test.ts',
   'test/schema/month-split.test.ts',
   'test/schema/schema.test.ts',

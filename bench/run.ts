@@ -1,5 +1,5 @@
-// `npm run bench`: the service as `npm start` runs it, holding the RBA's 2023–2026 file with an
-// Enterprise key (PGlite; Postgres when DATABASE_URL is set), next to a bare node:http server in
+// `npm run bench`: the service as `npm start` runs it, holding a synthetic 2018–2022 history and the
+// RBA's 2023–2026 file with an Enterprise key (PGlite; Postgres when DATABASE_URL is set), next to a bare node:http server in
 // this process answering a body of /latest's size. wrk drives each target (bench/targets.ts), each
 // measured right after a run of the bare server, the targets taking turns round after round; the
 // report gives each target's medians: req/s, share of bare, p99 and the server's CPU per request,
@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { measureExport, type ExportResult } from './export.js';
-import { build, cpuSecondsOf, startService, type Service } from './service.js';
+import { build, cpuSecondsOf, startService, SYNTHETIC, type Service } from './service.js';
 import { CPU_PAIRS, targetsFor, type Request, type Target } from './targets.js';
 import { wrk, wrkScript, type WrkResult } from './wrk.js';
 
@@ -145,7 +145,7 @@ function report(service: Service, targets: Target[], runs: Map<string, Run[]>): 
 }
 
 function reportExport(service: Service, results: ExportResult[]): void {
-  console.log(`\n${service.label}: /export 2018 to today, ${EXPORT_ROUNDS} rounds; medians (slowest)\n`);
+  console.log(`\n${service.label}: /export 2018 to today (2018–2022 synthetic), ${EXPORT_ROUNDS} rounds; medians (slowest)\n`);
   console.log('| format | size | wall time | resident memory over idle | floor |');
   console.log('|---|---|---|---|---|');
   for (const r of results) {
@@ -183,7 +183,8 @@ async function main(): Promise<void> {
     services.push(await startService('service', flags.rates, {}));
     for (const env of variants) services.push(await startService(Object.entries(env)[0]!.join('='), flags.rates, env));
     const [main] = services as [Service];
-    console.log(`${flags.rates}: ${main.firstDate} to ${main.lastDate}`);
+    console.log(`${SYNTHETIC.start} to ${SYNTHETIC.end}: SYNTHETIC rates (the RBA's business days and decimals, not its values)`);
+    console.log(`${main.firstDate} to ${main.lastDate}: ${flags.rates}`);
 
     const targets = targetsFor(main).filter((t) => wanted(t.name));
     const runs = new Map(services.map((s) => [s, new Map<string, Run[]>()]));

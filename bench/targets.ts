@@ -21,7 +21,7 @@ export interface Target {
   mcp?: boolean;
 }
 
-/** What the targets are drawn from: the stored days' first and last date. */
+/** What the targets are drawn from: the first and last date of the RBA's file (not the synthetic history). */
 export interface Stored {
   firstDate: string;
   lastDate: string;

@@ -7,7 +7,8 @@ import { graphql, type ResultOf } from '../graphql.js';
 import { RawJson } from '../json.js';
 import { csvBody, csvRow } from './csv.js';
 import type { StreamedBody } from './streamed-body.js';
-import { dateCell, decimalCell, integerCell, publishedCell, workbookBody, type Cell } from './workbook.js';
+import type { Cell } from './spreadsheet-ml.js';
+import { dateCell, decimalCell, integerCell, publishedCell, workbookBody } from './workbook.js';
 
 export const AVERAGES = graphql(`
   query Averages($start: LocalDate!, $end: LocalDate!, $codes: [CurrencyCode!], $byMonth: Boolean!) {

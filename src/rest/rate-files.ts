@@ -8,7 +8,8 @@ import { ratesJson } from '../json.js';
 import { csvBody, csvRow } from './csv.js';
 import { MEDIA_TYPES } from './representations.js';
 import { StreamedBody } from './streamed-body.js';
-import { dateCell, publishedCell, workbookBody, type Cell } from './workbook.js';
+import type { Cell } from './spreadsheet-ml.js';
+import { dateCell, publishedCell, workbookBody } from './workbook.js';
 
 /** What the files of a range are named and say of themselves. */
 export interface SeriesFile {

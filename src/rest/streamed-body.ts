@@ -20,8 +20,8 @@ export class StreamedBody {
     /** the body's chunks in order, from the start at each call */
     readonly chunks: () => Iterable<Chunk>,
     /**
-     * what the bytes are made from, when hashing it costs less than making them (a workbook, which
-     * is built whole): the ETag is that of the source, whose every change changes the bytes
+     * what the bytes are made from, when hashing it costs less than making them (a workbook, whose
+     * bytes are deflated): the ETag is that of the source, whose every change changes the bytes
      */
     private readonly source: () => Iterable<Chunk> = chunks,
   ) {}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PUBLISHED_CODES } from '../../src/domain/currencies.js';
 import { RbaFormatError, parseRbaCsv } from '../../src/rba/index.js';
+import { rbaCsv, syntheticTable } from '../support/rates.js';
 import { editLine, fixtureText, refusal } from './fixtures.js';
 
 // f11.1-data.csv: BOM, LF. Line 1 title, 2-6 Title..Units, 7-8 empty, 9 Source,
@@ -219,6 +220,11 @@ describe('parseRbaCsv layout rules', () => {
     const bad = setCell(quoted, 14, 4, 'abc');
     refusal(() => parseRbaCsv(bad), 14, "line 14: 'abc' in column 5 (JPY) is not a plain non-negative decimal");
     refusal(() => parseRbaCsv(editLine(raw, 12, (l) => `${l},"unclosed`)), 12, /^line 12: not readable as CSV/);
+  });
+
+  it('reads back a synthetic table written in the layout (what the bench imports)', () => {
+    const written = syntheticTable('2019-12-20', '2020-01-10', { omit: (date, code) => code === 'CAD' && date < '2020-01-02' });
+    expect(parseRbaCsv(rbaCsv(written)).days).toEqual(written.days);
   });
 });
 

@@ -3,7 +3,8 @@
 // gaps per currency.
 // Dates come from src/domain/calendar.ts so that "business day" means what the service means.
 import { addDays, daysBetween, isBusinessDay } from '../../src/domain/calendar.js';
-import { PUBLISHED_CODES, type PublishedCode } from '../../src/domain/currencies.js';
+import { PUBLISHED_CODES, PUBLISHED_SERIES, type PublishedCode } from '../../src/domain/currencies.js';
+import { toRbaDate } from '../../src/rba/dates.js';
 import type { RbaDay, RbaTable } from '../../src/rba/index.js';
 
 /** Decimal places the RBA publishes per code (D2). */
@@ -92,6 +93,23 @@ export function syntheticTable(start: string, end: string, options: SyntheticOpt
 /** A CSV-like table from hand-written days. */
 export function table(days: RbaDay[]): RbaTable {
   return { format: 'csv', publicationDate: null, days };
+}
+
+/**
+ * A table as the RBA's CSV download lays it out, as far as the parsers read it: the title line,
+ * the Title, Units and Series ID rows of the published series, then a row per day (a blank where a
+ * code was not published).
+ */
+export function rbaCsv(rates: RbaTable): string {
+  const series = PUBLISHED_CODES.map((code) => PUBLISHED_SERIES[code]);
+  const lines = [
+    'F11.1  EXCHANGE RATES',
+    ['Title', ...series.map((s) => s.title)].join(','),
+    ['Units', ...series.map((s) => s.units)].join(','),
+    ['Series ID', ...series.map((s) => s.seriesId)].join(','),
+    ...rates.days.map((day) => [toRbaDate(day.date), ...PUBLISHED_CODES.map((code) => day.rates[code] ?? '')].join(',')),
+  ];
+  return `${lines.join('\n')}\n`;
 }
 
 /** The shortest exact text of a published value, as the service must print it ('61.40' → '61.4'). */
