@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirst } from './test/support/longest-first.js';
 
 // The tests that need no database and no listener: pure functions, parsers and the pipeline's
 // steps run alone. They skip the database set-up and share their workers' module cache, so they
@@ -37,6 +38,8 @@ export default defineConfig({
     maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Most of a run is spent in a few long files: they start first (test/support/longest-first.ts).
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,

@@ -1,20 +1,49 @@
 // Signing in to the dashboard by e-mailed link (D31), through the public handler, with the mail
-// received by a real SMTP server and the app's clock moved for expiry.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Browser, PUBLIC_URL, startDashboardApp, type DashboardApp } from '../support/dashboard.js';
+// received by a real SMTP server and the app's clock moved for expiry. The tests share one app: each
+// starts at the same instant, as a client address of its own with e-mail addresses of its own (so
+// no earlier test's links count against its limits), and checks the tables and the mail against
+// what they held at its start.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Browser, PUBLIC_URL, startDashboardApp, type BrowserOptions, type DashboardApp } from '../support/dashboard.js';
 import { graphql } from '../../src/graphql.js';
 
 let t: DashboardApp;
-beforeEach(async () => {
-  t = await startDashboardApp({ now: '2026-05-12T03:00:00Z' });
+beforeAll(async () => {
+  t = await startDashboardApp();
 });
-afterEach(async () => {
-  await t.close();
+afterAll(() => t?.close());
+
+let client = '';
+let clients = 0;
+let accountsAtStart: Account[] = [];
+let mailsAtStart = 0;
+beforeEach(async () => {
+  t.setNow('2026-05-12T03:00:00Z');
+  client = `127.0.1.${++clients}`;
+  accountsAtStart = await accounts();
+  mailsAtStart = t.mailbox.received.length;
+  t.mailbox.skipReceived();
 });
 
-async function accounts() {
-  return t.db.selectFrom('accounts').select(['email', 'plan']).execute();
+/** A browser on this test's client address. */
+const newBrowser = (options: BrowserOptions = {}) => new Browser(t, { address: client, ...options });
+
+type Account = { email: string; plan: string };
+const byEmail = (a: Account, b: Account) => (a.email < b.email ? -1 : 1);
+
+async function accounts(): Promise<Account[]> {
+  return (await t.db.selectFrom('accounts').select(['email', 'plan']).execute()).sort(byEmail);
 }
+
+/** The accounts are those at the test's start and `made`. */
+async function expectAccounts(...made: Account[]) {
+  expect(await accounts()).toEqual([...accountsAtStart, ...made].sort(byEmail));
+}
+
+/** The mails sent since the test's start. */
+const mailsSent = () => t.mailbox.received.slice(mailsAtStart);
+
+const sessions = () => t.db.selectFrom('dashboard_sessions').selectAll().orderBy('token_hash').execute();
 
 function expectPageHeaders(response: Response) {
   expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -31,7 +60,7 @@ async function linkTokenFor(browser: Browser, email: string): Promise<string> {
 
 describe('sign-in page', () => {
   it('shows the e-mail form without a session, with the page headers and no inline script', async () => {
-    const response = await new Browser(t).get('/dashboard');
+    const response = await newBrowser().get('/dashboard');
     expect(response.status).toBe(200);
     expectPageHeaders(response);
     const html = await response.text();
@@ -39,14 +68,14 @@ describe('sign-in page', () => {
     expect(html).toContain('Send sign-in link');
     expect(html).not.toContain('<script');
     const stylesheet = /href="(\/dashboard\/static\/style-[0-9a-f]{16}\.css)"/.exec(html)![1]!;
-    const css = await new Browser(t).get(stylesheet);
+    const css = await newBrowser().get(stylesheet);
     expect(css.status).toBe(200);
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
     expect(css.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
   });
 
   it('answers unknown dashboard paths with a 404 page and other methods with 405', async () => {
-    const browser = new Browser(t);
+    const browser = newBrowser();
     expect((await browser.get('/dashboard/nope')).status).toBe(404);
     const wrong = await browser.request('/dashboard', { method: 'DELETE' });
     expect(wrong.status).toBe(405);
@@ -56,7 +85,8 @@ describe('sign-in page', () => {
 
 describe('the whole flow', () => {
   it('mails a link, opens it without consuming it, signs in creating a Free account, and signs out server-side', async () => {
-    const browser = new Browser(t);
+    const sessionsAtStart = await sessions();
+    const browser = newBrowser();
     const asked = await browser.post('/dashboard/sign-in-link', { email: 'new.user@example.com' });
     expect(asked.status).toBe(200);
     expect(await asked.text()).toContain('Check your e-mail');
@@ -65,7 +95,7 @@ describe('the whole flow', () => {
     expect(mail.raw).toContain('Content-Type: text/plain');
     expect(mail.raw).toContain('Content-Type: text/html');
     expect(mail.link).toMatch(new RegExp(`^${PUBLIC_URL}/dashboard/sign-in\\?token=[A-Za-z0-9_-]{43}$`));
-    expect(await accounts()).toEqual([]); // an unverified address creates nothing
+    await expectAccounts(); // an unverified address creates nothing
 
     const path = mail.link.slice(PUBLIC_URL.length);
     for (let i = 0; i < 2; i++) {
@@ -81,7 +111,7 @@ describe('the whole flow', () => {
     expect(signedIn.headers.get('location')).toBe('/dashboard');
     const cookie = signedIn.headers.get('set-cookie')!;
     expect(cookie).toMatch(/^session=[A-Za-z0-9_-]{43}; Max-Age=2592000; Path=\/; HttpOnly; SameSite=Lax$/);
-    expect(await accounts()).toEqual([{ email: 'new.user@example.com', plan: 'free' }]);
+    await expectAccounts({ email: 'new.user@example.com', plan: 'free' });
 
     const overview = await browser.get('/dashboard');
     const html = await overview.text();
@@ -89,7 +119,7 @@ describe('the whole flow', () => {
     expect(html).toContain('Free');
 
     // the link is single use
-    const replay = await new Browser(t).post('/dashboard/sign-in', { token });
+    const replay = await newBrowser().post('/dashboard/sign-in', { token });
     expect(replay.status).toBe(400);
     expect(await replay.text()).toContain('Get a new sign-in link');
 
@@ -97,49 +127,49 @@ describe('the whole flow', () => {
     const out = await browser.post('/dashboard/sign-out', { csrf: Browser.csrfOf(html) });
     expect(out.status).toBe(303);
     expect(browser.cookies.size).toBe(0);
-    const thief = new Browser(t);
+    const thief = newBrowser();
     for (const [k, v] of stolen) thief.cookies.set(k, v);
     expect(await (await thief.get('/dashboard')).text()).toContain('Send sign-in link');
-    expect(await t.db.selectFrom('dashboard_sessions').selectAll().execute()).toEqual([]);
+    expect(await sessions()).toEqual(sessionsAtStart);
   });
 
   it('answers the same page for an unknown and a known address', async () => {
-    const browser = new Browser(t);
+    const browser = newBrowser();
     await browser.signIn(t, 'known@example.com');
-    const known = await new Browser(t).post('/dashboard/sign-in-link', { email: 'known@example.com' });
-    const unknown = await new Browser(t).post('/dashboard/sign-in-link', { email: 'stranger@example.com' });
+    const known = await newBrowser().post('/dashboard/sign-in-link', { email: 'known@example.com' });
+    const unknown = await newBrowser().post('/dashboard/sign-in-link', { email: 'stranger@example.com' });
     expect(known.status).toBe(unknown.status);
     expect(await known.text()).toBe(await unknown.text());
   });
 
   it('keeps +tag and ignores case: one account for both spellings', async () => {
-    await new Browser(t).signIn(t, 'User+Tag@Example.COM');
-    await new Browser(t).signIn(t, 'user+tag@example.com');
-    expect(await accounts()).toEqual([{ email: 'user+tag@example.com', plan: 'free' }]);
+    await newBrowser().signIn(t, 'User+Tag@Example.COM');
+    await newBrowser().signIn(t, 'user+tag@example.com');
+    await expectAccounts({ email: 'user+tag@example.com', plan: 'free' });
   });
 
   it('signs in to an account the operator made, under the one rule both read an address by', async () => {
     const made = await t.operator(graphql('mutation($e: EmailAddress!) { createAccount(email: $e, plan: starter) { email } }'), { e: " O'Brien+AU@T4.test " });
     expect(made.errors).toBeUndefined();
-    const browser = new Browser(t);
+    const browser = newBrowser();
     await browser.signIn(t, "o'brien+au@t4.test");
-    expect(await accounts()).toEqual([{ email: "o'brien+au@t4.test", plan: 'starter' }]);
+    await expectAccounts({ email: "o'brien+au@t4.test", plan: 'starter' });
   });
 
   it('replaces the session the browser had on a new sign-in (no fixation)', async () => {
-    const browser = new Browser(t);
+    const browser = newBrowser();
     await browser.signIn(t, 'a@example.com');
     const first = browser.cookies.get('session')!;
     await browser.signIn(t, 'a@example.com');
     const second = browser.cookies.get('session')!;
     expect(second).not.toBe(first);
-    const old = new Browser(t);
+    const old = newBrowser();
     old.cookies.set('session', first);
     expect(await (await old.get('/dashboard')).text()).toContain('Send sign-in link');
   });
 
   it('sets a __Host- cookie with Secure over HTTPS', async () => {
-    const browser = new Browser(t, { https: true });
+    const browser = newBrowser({ https: true });
     const response = await browser.signIn(t, 'tls@example.com');
     expect(response.headers.get('set-cookie')).toMatch(/^__Host-session=[A-Za-z0-9_-]{43}; Max-Age=2592000; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
     expect(await (await browser.get('/dashboard')).text()).toContain('tls@example.com');
@@ -148,7 +178,7 @@ describe('the whole flow', () => {
   it('lets a suspended account sign in and shows the banner', async () => {
     await t.operator(graphql('mutation { createAccount(email: "gone@example.com", plan: starter) { id } }'));
     await t.operator(graphql('mutation { setAccountStatus(email: "gone@example.com", status: suspended) { id } }'));
-    const browser = new Browser(t);
+    const browser = newBrowser();
     await browser.signIn(t, 'gone@example.com');
     expect(await (await browser.get('/dashboard')).text()).toContain('This account is suspended');
   });
@@ -156,19 +186,19 @@ describe('the whole flow', () => {
 
 describe('links', () => {
   it('expire after 15 minutes', async () => {
-    const browser = new Browser(t);
+    const browser = newBrowser();
     const late = await linkTokenFor(browser, 'late@example.com');
     const inTime = await linkTokenFor(browser, 'late@example.com');
     t.setNow('2026-05-12T03:14:59Z');
     expect((await browser.post('/dashboard/sign-in', { token: inTime })).status).toBe(303);
     t.setNow('2026-05-12T03:15:00Z');
-    const expired = await new Browser(t).post('/dashboard/sign-in', { token: late });
+    const expired = await newBrowser().post('/dashboard/sign-in', { token: late });
     expect(expired.status).toBe(400);
     expect(await expired.text()).toContain('expired, already used or not a link we sent');
   });
 
   it('are not consumed by failed attempts, and refuse malformed, unknown, huge and unicode tokens with a page offering a new one', async () => {
-    const browser = new Browser(t);
+    const browser = newBrowser();
     const token = await linkTokenFor(browser, 'careful@example.com');
     const attempts = ['', 'abc', token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A'), 'x'.repeat(10 * 1024), 'ü'.repeat(43), `${token} `];
     for (const attempt of attempts) {
@@ -185,7 +215,7 @@ describe('links', () => {
   });
 
   it('refuse bad e-mail addresses with the form again', async () => {
-    const browser = new Browser(t);
+    const browser = newBrowser();
     const cases: [string, string][] = [
       ['', 'Enter your e-mail address'],
       ['not-an-address', 'Enter an e-mail address such as'],
@@ -203,11 +233,11 @@ describe('links', () => {
       expect(html).toContain(message);
       expect(html).not.toContain('<script>');
     }
-    expect(t.mailbox.received).toEqual([]);
+    expect(mailsSent()).toEqual([]);
   });
 
   it('are limited to 5 per address and 20 per client address an hour, naming the wait', async () => {
-    const browser = new Browser(t);
+    const browser = newBrowser();
     for (let i = 0; i < 5; i++) expect((await browser.post('/dashboard/sign-in-link', { email: 'busy@example.com' })).status).toBe(200);
     t.setNow('2026-05-12T03:20:00Z');
     const sixth = await browser.post('/dashboard/sign-in-link', { email: 'BUSY@example.com' });
@@ -220,13 +250,13 @@ describe('links', () => {
     expect(await client.text()).toContain('from this network address');
     t.setNow('2026-05-12T04:20:01Z');
     expect((await browser.post('/dashboard/sign-in-link', { email: 'busy@example.com' })).status).toBe(200);
-    expect(t.mailbox.received.length).toBe(21);
+    expect(mailsSent().length).toBe(21);
   });
 });
 
 describe('sessions', () => {
   it('end after 7 idle days', async () => {
-    const browser = new Browser(t);
+    const browser = newBrowser();
     await browser.signIn(t, 'idle@example.com');
     t.setNow('2026-05-19T02:59:59Z');
     expect(await (await browser.get('/dashboard')).text()).toContain('idle@example.com');
@@ -237,11 +267,11 @@ describe('sessions', () => {
   });
 
   it('end 30 days after sign-in however active', async () => {
-    const browser = new Browser(t);
-    await browser.signIn(t, 'busy@example.com');
+    const browser = newBrowser();
+    await browser.signIn(t, 'active@example.com');
     for (const day of ['05-18', '05-24', '05-30', '06-05', '06-10']) {
       t.setNow(`2026-${day}T03:00:00Z`);
-      expect(await (await browser.get('/dashboard')).text()).toContain('busy@example.com');
+      expect(await (await browser.get('/dashboard')).text()).toContain('active@example.com');
     }
     t.setNow('2026-06-11T03:00:00Z');
     expect(await (await browser.get('/dashboard')).text()).toContain('Send sign-in link');
@@ -250,7 +280,7 @@ describe('sessions', () => {
 
 describe('CSRF and origins', () => {
   it('refuses a sign-out with a forged or missing CSRF token, keeping the session', async () => {
-    const browser = new Browser(t);
+    const browser = newBrowser();
     await browser.signIn(t, 'csrf@example.com');
     for (const csrf of ['', 'forged', 'x'.repeat(10 * 1024), 'ü']) {
       expect((await browser.post('/dashboard/sign-out', { csrf })).status).toBe(403);
@@ -259,7 +289,7 @@ describe('CSRF and origins', () => {
   });
 
   it('refuses state-changing posts from another origin or site', async () => {
-    const browser = new Browser(t);
+    const browser = newBrowser();
     await browser.signIn(t, 'origin@example.com');
     const csrf = Browser.csrfOf(await (await browser.get('/dashboard')).text());
     const foreign: Record<string, string>[] = [
@@ -273,7 +303,7 @@ describe('CSRF and origins', () => {
       expect((await browser.post('/dashboard/sign-out', { csrf }, headers)).status).toBe(403);
       expect((await browser.post('/dashboard/sign-in-link', { email: 'x@example.com' }, headers)).status).toBe(403);
     }
-    expect(t.mailbox.received.length).toBe(1);
+    expect(mailsSent().length).toBe(1);
     expect(await (await browser.get('/dashboard')).text()).toContain('origin@example.com');
   });
 

@@ -20,7 +20,7 @@ import { batchOf } from '../../src/jobs/import-rates.js';
 import { parseRbaFile, type RbaTable } from '../../src/rba/index.js';
 import type { ServiceFile } from '../../src/service-file.js';
 import { CREATE_ACCOUNT, type OperatorResult, type VariablesArgs } from './app.js';
-import { createTestDatabaseUrl, pgliteTemplateFile } from './db.js';
+import { createTestDatabaseUrl, pgliteTemplate, pgliteTemplateFile } from './db.js';
 import { standIn } from './stand-in.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -193,7 +193,7 @@ async function seedPgliteDir(pgdata: string): Promise<void> {
     // fall through
   }
   rmSync(pgdata, { recursive: true, force: true });
-  const { db } = await openDatabase({ kind: 'pglite', dataDir: pgdata, loadDataDir: new Blob([readFileSync(template)]) });
+  const { db } = await openDatabase({ kind: 'pglite', dataDir: pgdata, loadDataDir: pgliteTemplate() });
   await db.destroy();
 }
 

@@ -20,6 +20,8 @@ export interface Mailbox {
   url: string;
   /** resolves with the next message to arrive (or one already waiting) */
   next(): Promise<ReceivedMail>;
+  /** marks every message received so far read (a test sharing the mailbox with earlier ones): next() waits for a new one */
+  skipReceived(): void;
   received: ReceivedMail[];
   close(): Promise<void>;
 }
@@ -59,6 +61,9 @@ export async function startMailbox(): Promise<Mailbox> {
       read++;
       return ready ? Promise.resolve(ready) : new Promise((resolve) => waiting.push(resolve));
     },
+    skipReceived() {
+      read = received.length;
+    },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
@@ -93,6 +98,8 @@ export async function startDashboardApp(options: TestAppOptions = {}): Promise<D
 export interface BrowserOptions {
   /** the request arrived over TLS */
   https?: boolean;
+  /** the client's address: 127.0.0.1 unless given */
+  address?: string;
 }
 
 /** A browser: keeps the cookies the dashboard sets and sends them back, and marks its form posts same-origin. */
@@ -110,7 +117,7 @@ export class Browser {
     const response = await this.app.app.web.fetch(
       `${PUBLIC_URL}${path}`,
       { method: init.method ?? 'GET', headers, ...(init.body !== undefined ? { body: init.body } : {}) },
-      { req: { socket: { remoteAddress: '127.0.0.1', encrypted: this.options.https ?? false } } },
+      { req: { socket: { remoteAddress: this.options.address ?? '127.0.0.1', encrypted: this.options.https ?? false } } },
     );
     for (const line of response.headers.getSetCookie()) {
       const set = parseSetCookie(line);

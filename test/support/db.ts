@@ -40,6 +40,29 @@ export function pgliteTemplateFile(): string | null {
   return inject('pgliteTemplate') || null;
 }
 
+/**
+ * A Blob that PGlite's loadDataDir reads whole through arrayBuffer(): this one hands its bytes over
+ * in one copy, where Node 20's own Blob reads them back in 64 KiB steps.
+ */
+class BytesBlob extends Blob {
+  constructor(private readonly content: Uint8Array<ArrayBuffer>) {
+    super([content]);
+  }
+
+  override arrayBuffer(): Promise<ArrayBuffer> {
+    return Promise.resolve(this.content.slice().buffer);
+  }
+}
+
+let templateBlob: { file: string; blob: Blob } | undefined;
+
+/** The run's PGlite template as a Blob for loadDataDir, read once per worker. */
+export function pgliteTemplate(): Blob {
+  const file = inject('pgliteTemplate');
+  if (templateBlob?.file !== file) templateBlob = { file, blob: new BytesBlob(new Uint8Array(readFileSync(file))) };
+  return templateBlob.blob;
+}
+
 export async function openTestDatabase(options: OpenOptions = {}) {
   const created = await createTestDatabaseUrl();
   if (created) {
@@ -55,8 +78,7 @@ export async function openTestDatabase(options: OpenOptions = {}) {
       },
     };
   }
-  const dump = new Blob([readFileSync(inject('pgliteTemplate'))]);
-  const { db, pool, snapshot } = await openDatabase({ kind: 'pglite', loadDataDir: dump }, options);
+  const { db, pool, snapshot } = await openDatabase({ kind: 'pglite', loadDataDir: pgliteTemplate() }, options);
   return { db, pool, snapshot, url: null, close: () => db.destroy() };
 }
 
