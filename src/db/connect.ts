@@ -184,6 +184,9 @@ const CLIENT_GRACE_MS = 100;
 // timeout: classes 08 (connection exception) and 57 (operator intervention).
 const UNAVAILABLE_SQLSTATE = /^(08|57)/;
 
+/** Whether the server itself answered with this error (a SQLSTATE), rather than the client or the network. */
+const hasSqlState = (error: unknown) => /^[0-9A-Z]{5}$/.test(String((error as { code?: unknown } | null)?.code ?? ''));
+
 /** Errors that say the store did not answer (in time), rather than that a statement was wrong. */
 function isStall(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
@@ -208,19 +211,23 @@ function reportingStalls(pool: pg.Pool): PostgresPool {
         throw unavailable(error);
       });
       let stalled = false;
+      /** a statement went unanswered (the client's timeout, a lost connection): the connection is still busy with it */
+      let unanswered = false;
       // A connection that dies while checked out but between statements (inside a transaction)
       // is reported on the client itself, where pg-pool no longer listens: unheard, it would end
       // the process. It is marked to be discarded; the next statement on it fails as a stall.
       const lost = () => void (stalled = true);
       client.on('error', lost);
       const query = async (sql: string, parameters: readonly unknown[]) => {
-        // A statement sent after one that timed out would queue behind it and wait out a bound of
-        // its own (a transaction's rollback after its start or statement stalled): it fails at once.
-        if (stalled) throw unavailable(new Error('Statement not sent: an earlier statement on this connection hit its timeout'));
+        // A statement sent after one the server never answered would queue behind it and wait out a
+        // bound of its own (a transaction's rollback after its start or statement stalled): it fails
+        // at once. A statement the server cancelled leaves the connection usable for the rollback.
+        if (unanswered) throw unavailable(new Error('Statement not sent: an earlier statement on this connection hit its timeout'));
         try {
           return await client.query(sql, [...parameters]);
         } catch (error) {
           stalled ||= isStall(error);
+          unanswered ||= stalled && !hasSqlState(error);
           throw unavailable(error);
         }
       };
