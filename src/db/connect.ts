@@ -185,7 +185,10 @@ const CLIENT_GRACE_MS = 100;
 const UNAVAILABLE_SQLSTATE = /^(08|57)/;
 
 /** Whether the server itself answered with this error (a SQLSTATE), rather than the client or the network. */
-const hasSqlState = (error: unknown) => /^[0-9A-Z]{5}$/.test(String((error as { code?: unknown } | null)?.code ?? ''));
+function hasSqlState(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
+}
 
 /** Errors that say the store did not answer (in time), rather than that a statement was wrong. */
 function isStall(error: unknown): boolean {
