@@ -1,7 +1,7 @@
 // Bundles the service for `npm start` (dist/main.js) and the operator commands for `npm run cli`
 // (dist/cli.js), sharing their chunks: plain JavaScript, so a start loads no
-// TypeScript through tsx and runs no name-keeping wrappers around every function tsx adds
-// (measured: 15% less CPU per request, and a faster start). Most packages are bundled with it; the
+// TypeScript through tsx and runs no name-keeping wrappers around every function tsx adds, so it
+// costs less CPU per request and starts faster. Most packages are bundled with it; the
 // few left out stay in node_modules, so a bundle is written inside the project, where Node finds
 // them. `npm start` and `npm run cli` run this through scripts/build-if-changed.js, only when the
 // sources changed since the last bundle.
@@ -33,9 +33,8 @@ const sourceUrls: Plugin = {
  * - source maps, so a logged stack trace names the TypeScript sources;
  * - a young generation of 64 MiB per semi-space instead of V8's 16: a request's garbage (its
  *   parsed URL, context, answer text) dies young, and a larger young generation collects it less
- *   often. Measured on the bench's varied mix and keyed /latest, alternating runs: about 2 and 5
- *   points more of the bare server's throughput, and fewer slow runs (README, Performance). The
- *   cost is memory: the young generation may grow to 64 MiB per semi-space under load.
+ *   often. The cost is memory: the young generation may grow to 64 MiB per
+ *   semi-space under load.
  */
 export const SERVICE_NODE_FLAGS = ['--enable-source-maps', '--max-semi-space-size=64'] as const;
 
