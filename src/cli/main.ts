@@ -2,6 +2,7 @@
 // refused one prints {"error": "..."} and exits 1, a usage mistake exits 2. `--help` prints the
 // usage of every command (the README's and docs/operations.md's commands are checked against it).
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
 import { ConfigError, parseConfig } from '../config.js';
 import { NOT_UTF8 } from '../domain/text.js';
 import { restore } from './backup.js';
@@ -27,6 +28,11 @@ Beside a running service (service.json in DATA_DIR) a command goes through its i
 Without one it opens the store itself and says which on stderr; it opens an embedded database
 that is not there yet only for import, or with --create. backup and restore are for the embedded
 database (restore: the service stopped, into a DATA_DIR without one); PostgreSQL has pg_dump.`;
+
+// A command runs for a second or two: compiling the embedded database's WebAssembly a second time
+// with the optimising compiler costs more CPU than the faster code gives back in that time. Set
+// before the database is opened, which is when the module is compiled.
+setFlagsFromString('--liftoff-only');
 
 function print(value: object): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
