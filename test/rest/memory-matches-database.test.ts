@@ -1,4 +1,4 @@
-// Rates are served from the history each process holds in memory. Thousands of seeded random
+// Rates are served from the history each process holds in memory. Hundreds of seeded random
 // requests (dates, weekends included; ranges and symbols; pairs, amounts and dates to convert at;
 // the newest day) go through the real app, and each answer is compared, digit for digit, with the
 // one worked out here from the database with SQL — before and after an import that corrects values
@@ -14,7 +14,7 @@ import { served, syntheticDay, syntheticTable, table } from '../support/rates.js
 
 const FIRST = '2018-01-01';
 const LAST = '2026-05-11';
-const REQUESTS_PER_ROUND = 1_500;
+const REQUESTS_PER_ROUND = 700;
 const CONVERTIBLE = ['AUD', ...PUBLISHED_CODES.filter((code) => code !== 'TWI')];
 // ROUND_HALF_UP in decimal.js rounds ties away from zero (D15 in docs/decisions.md)
 const Exact = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_UP });
@@ -161,14 +161,14 @@ describe('every rate answer from memory equals the one computed from the databas
         await checkLatest();
       }
     }
-    for (const count of Object.values(kinds)) expect(count).toBeGreaterThan(20);
+    for (const count of Object.values(kinds)) expect(count).toBeGreaterThan(10);
   }
 
-  it('for 1,500 random requests over the stored history', async () => {
+  it('for 700 random requests over the stored history', async () => {
     await randomRound(1, LAST);
   }, 300_000);
 
-  it('and for 1,500 more after an import corrected values and added a day', async () => {
+  it('and for 700 more after an import corrected values and added a day', async () => {
     const random = seededRandom(9);
     const corrected = Array.from({ length: 40 }, () => addDays(FIRST, between(random, 0, daysBetween(FIRST, LAST))));
     const days = syntheticTable(FIRST, LAST, { omit: omitted })
