@@ -36,6 +36,11 @@ export default defineConfig({
     // socket, a browser), so more files run at once than the machine has cores; vitest's default
     // leaves one of two cores idle.
     maxWorkers: 3,
+    // A worker's tests run for seconds to a minute: compiling the embedded database's WebAssembly
+    // a second time with V8's optimising compiler costs more CPU than the faster code gives back.
+    // The code run, and so every answer, is the same (test/support/cli.ts does the same for the
+    // service processes the tests start).
+    execArgv: ['--liftoff-only'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Most of a run is spent in a few long files: they start first (test/support/longest-first.ts).
