@@ -201,9 +201,9 @@ function isStall(error: unknown): boolean {
 
 /**
  * The pool as Kysely uses it, with two changes: a stalled or unreachable store is reported as
- * StoreUnavailableError (a 503 on every endpoint), and a connection whose statement timed out takes
- * no further statement and is discarded rather than reused, since it stays busy with that statement
- * until the server answers.
+ * StoreUnavailableError (a 503 on every endpoint), and a connection whose statement stalled is
+ * discarded rather than reused; one whose statement the server never answered also takes no further
+ * statement, since it stays busy with that statement until the server answers.
  */
 function reportingStalls(pool: pg.Pool): PostgresPool {
   const unavailable = (error: unknown) =>
@@ -229,8 +229,9 @@ function reportingStalls(pool: pg.Pool): PostgresPool {
         try {
           return await client.query(sql, [...parameters]);
         } catch (error) {
-          stalled ||= isStall(error);
-          unanswered ||= stalled && !hasSqlState(error);
+          const stall = isStall(error);
+          stalled ||= stall;
+          unanswered ||= stall && !hasSqlState(error);
           throw unavailable(error);
         }
       };

@@ -16,9 +16,14 @@ export class LongestFirst extends BaseSequencer {
     const key = (file: TestSpecification) => `${file.project.name}:${relative(config.root, file.moduleId)}`;
     const duration = (file: TestSpecification) => cache.getFileTestResults(key(file))?.duration;
     const size = (file: TestSpecification) => cache.getFileStats(key(file))?.size ?? 0;
-    const startsProcesses = new Map(files.map((file) => [file, STARTS_PROCESSES.test(readFileSync(file.moduleId, 'utf8'))]));
+    // read only for the files vitest has no record of, once each
+    const starting = new Map<string, boolean>();
+    const startsProcesses = (file: TestSpecification) => {
+      if (!starting.has(file.moduleId)) starting.set(file.moduleId, STARTS_PROCESSES.test(readFileSync(file.moduleId, 'utf8')));
+      return starting.get(file.moduleId)!;
+    };
     const unrecorded = (a: TestSpecification, b: TestSpecification) =>
-      startsProcesses.get(a) === startsProcesses.get(b) ? size(b) - size(a) : startsProcesses.get(a) ? -1 : 1;
+      startsProcesses(a) === startsProcesses(b) ? size(b) - size(a) : startsProcesses(a) ? -1 : 1;
     return Promise.resolve(
       [...files].sort((a, b) => {
         if (a.project.name !== b.project.name) return a.project.name < b.project.name ? -1 : 1;
