@@ -3,7 +3,7 @@
 // the twin's request (the path's parameters in its path, the others in its query string, as a REST
 // client would write them), answered by the same steps as the REST endpoint once its key is known:
 // the quota's headers, the limits (a success takes its unit exactly as the REST request would, D17,
-// D36), freshness and the operation. Every refusal the twin can give is a tool result with
+// D36), the shared answers, freshness and the operation. Every refusal the twin can give is a tool result with
 // `isError` whose text is the REST error envelope; an unknown tool is a JSON-RPC error.
 import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z, type ZodType } from 'zod';
@@ -169,6 +169,7 @@ export class ToolCalls {
     });
     if (target === null) this.faults.set(twin, fault);
     await this.answer(twin);
+    exchange.shared = twin.shared;
     const { status, body, headers } = twin.answer!;
     for (const source of [twin.headers, headers]) for (const header in source) if (PASSED_ON.test(header)) exchange.headers[header] = source[header]!;
     const text = body as string;

@@ -36,15 +36,19 @@ export function restApi(table: readonly Route[], options: RestOptions & { logger
   const standing = quotaStanding(options.limits);
   const keyed = [standing, authenticate(options.keys, services)];
   const admit = limits(options.limits);
-  // what answers a route once its caller is known
-  const answer = [freshness(services.clock), readBody, runOperation(routeRunner(options.executor, table, options.documentationUrl))];
+  // what answers a route once its caller is known and admitted, shared by a REST request and a tool call
+  const answer = [
+    ...(options.sharedAnswers ? [sharedAnswers(services.clock, () => services.rateHistory.generation)] : []),
+    freshness(services.clock),
+    readBody,
+    runOperation(routeRunner(options.executor, table, options.documentationUrl)),
+  ];
   const serve = compose([
     ...keyed,
     admit,
     // inside the limits: the tag hashes the body just after it was written, while it is still in
     // the processor's caches; a 304 still takes its unit (D24)
     etag,
-    ...(options.sharedAnswers ? [sharedAnswers(services.clock, () => services.rateHistory.generation)] : []),
     ...answer,
   ]);
   const endpointOf = (route: Route) => routeEndpoint(route, serve);
