@@ -385,9 +385,11 @@ const DROPPED_IN_ORDER = [
  * the units wanted and, for a capped key, the key and its cap. It locks the asks' accounts, then
  * their keys, each in the order of their ids (so two grants never wait for each other in a circle;
  * `for no key update`, so a transaction that merely references an account does not hold a grant
- * up); the statement after the locks reads the counts their holders left. Each count is read as it
- * stands (0 once the ask's period is newer; the period only moves forward) and at most what is left
- * of it, and of the key's cap, is granted. `p_mark`, when given, is written in the grant's
+ * up): the keys' lock waits on the count of the locked accounts, so every account is locked before
+ * any key. A row locked in the statement is read as its holder left it (in read committed, a
+ * locking read returns the newest version of a row it waited for), and the counts are computed
+ * from those rows alone. Each count is read as it stands (0 once the ask's period is newer; the
+ * period only moves forward) and at most what is left of it, and of the key's cap, is granted. `p_mark`, when given, is written in the grant's
  * transaction so that whether it committed can be read later (quota_grant_marks). One row per ask
  * whose account exists, in the asks' order: its position (from 1), the count before the grant, the
  * units granted, the period that took them (null for Free's) and the capped key's count before.
@@ -401,27 +403,31 @@ const GRANT_UNITS = sql`
     if p_mark is not null then
       insert into quota_grant_marks (mark) values (p_mark);
     end if;
-    perform from accounts acc where acc.id = any(p_accounts) order by acc.id for no key update;
-    perform from api_keys k where k.id = any(p_keys) order by k.id for no key update;
     return query
     with ask as (
       select a.account_id, a.period, a.quota_limit, a.wanted, a.key_id, a.cap, a.ask_position
       from unnest(p_accounts, p_periods, p_limits, p_wanted, p_keys, p_caps)
         with ordinality as a(account_id, period, quota_limit, wanted, key_id, cap, ask_position)
+    ), locked_accounts as (
+      select acc.id, acc.free_used, acc.quota_used, acc.quota_period
+      from accounts acc where acc.id = any(p_accounts) order by acc.id for no key update
+    ), locked_keys as (
+      select k.id, k.cap_free_used, k.cap_used, k.cap_period
+      from api_keys k where k.id = any(p_keys) and (select count(*) from locked_accounts) >= 0 order by k.id for no key update
     ), counted as (
       select ask.*,
              case when ask.period is null then acc.free_used
                   when acc.quota_period >= ask.period then acc.quota_used
                   else 0 end as used,
              greatest(acc.quota_period, ask.period) as new_period
-      from ask join accounts acc on acc.id = ask.account_id
+      from ask join locked_accounts acc on acc.id = ask.account_id
     ), keyed as (
       select c.*,
              case when k.id is null then null
                   when c.period is null then k.cap_free_used
                   when k.cap_period >= c.new_period then k.cap_used
                   else 0 end as key_used
-      from counted c left join api_keys k on k.id = c.key_id
+      from counted c left join locked_keys k on k.id = c.key_id
     ), granting as (
       select g.*,
              least(greatest(g.quota_limit - g.used, 0), g.wanted,
