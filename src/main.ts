@@ -10,7 +10,7 @@ import { findRunningService, keepDataDirPrivate } from './service-file.js';
 async function main(): Promise<void> {
   const config = parseConfig(process.env);
   keepDataDirPrivate(config.DATA_DIR);
-  const running = findRunningService(config.DATA_DIR);
+  const running = await findRunningService(config.DATA_DIR);
   if (running && !config.DATABASE_URL) {
     // PGlite is one process's database: a second service on the same directory would corrupt it.
     throw new ConfigError(`A service (pid ${running.pid}) already uses DATA_DIR ${config.DATA_DIR}; stop it first or use another DATA_DIR`);

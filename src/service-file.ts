@@ -4,6 +4,7 @@
 // 0600), and `pgdata/`, the embedded database.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { narrowToOwner } from './private-files.js';
 
@@ -71,19 +72,55 @@ export function removeServiceFile(dataDir: string, pid: number): void {
   rmSync(serviceFilePath(dataDir), { force: true });
 }
 
-/** The service running on this data directory, if its process is alive. */
-export function findRunningService(dataDir: string): ServiceFile | null {
+/**
+ * The service running on this data directory: the process its service.json names is alive, is not
+ * this one, and accepts a connection on the internal port the file records. A pid alone can
+ * mislead: once its service is killed, the system may give it to another process (a container
+ * restarted after a crash starts the same processes with the same pids), and that process never
+ * listens on the recorded port.
+ */
+export async function findRunningService(dataDir: string): Promise<ServiceFile | null> {
   let file: ServiceFile;
   try {
     file = JSON.parse(readFileSync(serviceFilePath(dataDir), 'utf8')) as ServiceFile;
   } catch {
     return null;
   }
+  if (file.pid === process.pid) return null;
   try {
     process.kill(file.pid, 0);
-    return file;
   } catch (error) {
     // EPERM: alive but someone else's; ESRCH: gone, and the file is a leftover.
-    return (error as NodeJS.ErrnoException).code === 'EPERM' ? file : null;
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return null;
   }
+  return (await acceptsConnections(file.internalUrl)) ? file : null;
 }
+
+/**
+ * Whether something accepts a TCP connection at the URL's host and port. Only a refusal (or an
+ * address that cannot be read) says no: a connection not answered in time may be a service that is
+ * busy or stopped, which still holds the directory.
+ */
+function acceptsConnections(url: string): Promise<boolean> {
+  let host: string;
+  let port: number;
+  try {
+    const parsed = new URL(url);
+    host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+    port = Number(parsed.port);
+  } catch {
+    return Promise.resolve(false);
+  }
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: PROBE_TIMEOUT_MS });
+    const settle = (accepts: boolean) => {
+      socket.destroy();
+      resolve(accepts);
+    };
+    socket.once('connect', () => settle(true));
+    socket.once('timeout', () => settle(true));
+    socket.once('error', () => settle(false));
+  });
+}
+
+const PROBE_TIMEOUT_MS = 2_000;

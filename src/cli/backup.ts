@@ -37,7 +37,7 @@ export async function backup(client: OperatorClient, args: CommandArgs): Promise
 export async function restore(config: Config, args: CommandArgs): Promise<object> {
   const file = fileArgument(args, 'restore <file>');
   if (config.DATABASE_URL) throw new OperatorError(POSTGRES_BACKUP);
-  const running = findRunningService(config.DATA_DIR);
+  const running = await findRunningService(config.DATA_DIR);
   if (running) throw new OperatorError(`A service (pid ${running.pid}) runs on DATA_DIR ${config.DATA_DIR}: stop it before restoring`);
   const pgdata = resolve(config.DATA_DIR, 'pgdata');
   if (existsSync(pgdata)) throw new OperatorError(`${pgdata} exists: move it aside (or restore into another DATA_DIR) first`);

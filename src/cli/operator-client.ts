@@ -58,7 +58,7 @@ function describeStore(config: Config): string {
 }
 
 export async function connectOperator(config: Config, choice: StoreChoice): Promise<OperatorClient> {
-  const running = findRunningService(config.DATA_DIR);
+  const running = await findRunningService(config.DATA_DIR);
   if (running) return serviceClient(config, running);
   // PG_VERSION is the first thing Postgres writes into a database directory it creates.
   if (!config.DATABASE_URL && !choice.create && !existsSync(resolve(config.DATA_DIR, 'pgdata', 'PG_VERSION'))) {

@@ -52,6 +52,10 @@ describe('operator CLI while the service runs (D33)', () => {
     expect(service.operatorToken.length).toBeGreaterThanOrEqual(24);
   });
 
+  it('refuses to start a second service on the same data directory', { timeout: 60_000 }, async () => {
+    await expect(startService(store.env)).rejects.toThrow(`exited (2) before listening:\nA service (pid ${service.pid}) already uses DATA_DIR`);
+  });
+
   it('imports and creates an account through the service; the running service serves the rates at once', { timeout: 60_000 }, async () => {
     // No rates yet: the service cannot serve any (D22).
     expect((await service.get('/status')).status).toBe(503);
@@ -131,6 +135,25 @@ describe('after the service', () => {
       { email: OTHER, status: 'active' },
     ]);
   });
+
+  it(
+    'a service.json naming a live process that is no service (its pid given again): the CLI opens the database, a service starts',
+    { timeout: 60_000 },
+    async () => {
+      // This test's own process is alive and listens on no internal port; nothing listens on port 1.
+      writeFileSync(join(store.dataDir, 'service.json'), JSON.stringify({ ...service.file, pid: process.pid, internalUrl: 'http://127.0.0.1:1/graphql' }));
+      const listed = await cli('account', 'plan', '--email', EMAIL, '--plan', 'professional');
+      expect(succeeded(listed)).toEqual({ id: expect.any(String), email: EMAIL, plan: 'professional' });
+      expect(listed.stderr).toContain(`No service runs on DATA_DIR ${store.dataDir}`);
+      const restarted = await startService(store.env);
+      try {
+        expect(restarted.file.pid).toBe(restarted.pid);
+        expect((await restarted.get('/status')).status).toBe(200);
+      } finally {
+        expect(await restarted.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+      }
+    },
+  );
 
   it('refuses an unknown e-mail on a database it opened itself, with one error object', { timeout: 60_000 }, async () => {
     const result = await directRefusal;
