@@ -79,6 +79,13 @@ export class StoreUnavailableError extends ServiceUnavailableError {
     super(message, options);
   }
 }
+/**
+ * A store that could not be opened (a Postgres server that cannot be used, an embedded database
+ * open in another process): its message is the one line a start or a command prints.
+ */
+export class StoreOpenError extends Error {
+  readonly code = 'store_unopened';
+}
 /** An operator action that conflicts with stored state (an e-mail already registered, …). */
 export class ConflictError extends DomainError {
   readonly code = 'conflict';

@@ -4,7 +4,8 @@
 // part of a start, so the two overlap rather than follow each other.
 import type { LogEvent } from 'kysely';
 import { ConfigError, parseConfig } from './config.js';
-import { openDatabase, StoreOpenError, targetFromConfig } from './db/connect.js';
+import { openDatabase, targetFromConfig } from './db/connect.js';
+import { StoreOpenError } from './errors.js';
 import { findRunningService, keepDataDirPrivate } from './service-file.js';
 
 async function main(): Promise<void> {

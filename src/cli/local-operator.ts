@@ -4,7 +4,8 @@
 import { createServices } from '../app.js';
 import type { Config } from '../config.js';
 import { startChangeFeed } from '../db/change-feed.js';
-import { openDatabase, StoreOpenError, targetFromConfig } from '../db/connect.js';
+import { openDatabase, targetFromConfig } from '../db/connect.js';
+import { StoreOpenError } from '../errors.js';
 import { migrateStore } from '../db/migrate.js';
 import { DomainError } from '../errors.js';
 import type { TadaDocumentNode } from '../graphql.js';
@@ -16,13 +17,15 @@ import { keepDataDirPrivate } from '../service-file.js';
 import { OperatorError, type GraphQLResponse, type OperatorClient } from './operator-client.js';
 import { POSTGRES_BACKUP } from './backup.js';
 
+/** A store that cannot be opened is printed as every refusal is, {"error": …}: the command line loads no store module to know this class. */
+function storeRefusal(error: unknown): never {
+  throw error instanceof StoreOpenError ? new OperatorError(error.message) : error;
+}
+
 export async function openLocalOperator(config: Config): Promise<OperatorClient> {
   if (!config.DATABASE_URL) keepDataDirPrivate(config.DATA_DIR);
-  const { db, target, snapshot } = await openDatabase(targetFromConfig(config));
-  await migrateStore({ db, target }).catch((error: unknown) => {
-    // Printed as every refusal is, {"error": …}: the command line loads no store module to know this class.
-    throw error instanceof StoreOpenError ? new OperatorError(error.message) : error;
-  });
+  const { db, target, snapshot } = await openDatabase(targetFromConfig(config)).catch(storeRefusal);
+  await migrateStore({ db, target }).catch(storeRefusal);
   // Other processes on a shared Postgres must hear of revocations and imports made here.
   const changes = await startChangeFeed(target, (error) => console.error(error));
   const { services } = createServices(db, changes, config);

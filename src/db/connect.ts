@@ -5,7 +5,8 @@ import { PGlite, type QueryOptions, type Results } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql, type LogEvent, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import type pg from 'pg';
-import { StoreUnavailableError } from '../errors.js';
+import { StoreOpenError, StoreUnavailableError } from '../errors.js';
+import { lockDirectory } from './directory-lock.js';
 import { narrowToOwner } from '../private-files.js';
 import type { PoolUse } from '../metrics.js';
 import type { Database } from './database.js';
@@ -79,14 +80,21 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
       snapshot: null,
     };
   }
-  if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
+  let release = () => {};
+  if (target.dataDir) {
+    mkdirSync(target.dataDir, { recursive: true });
+    release = await lockDirectory(target.dataDir);
+  }
   const pglite = await PGlite.create(target.dataDir, {
     loadDataDir: target.loadDataDir,
     parsers: { [DATE_OID]: keepText, [INT8_OID]: toNumber },
+  }).catch((error: unknown) => {
+    release();
+    throw error;
   });
   if (target.dataDir) narrowToOwner(target.dataDir);
   return {
-    db: new Kysely<Database>({ dialect: new PGliteDialect(simpleProtocolWhenParameterless(pglite)), ...log }),
+    db: new Kysely<Database>({ dialect: new PGliteDialect(dialectClient(pglite, release)), ...log }),
     target,
     pool: null,
     snapshot: () => snapshotOf(pglite),
@@ -105,12 +113,21 @@ async function snapshotOf(pglite: PGlite): Promise<Blob> {
 }
 
 /**
- * PGlite's `query` runs a statement through the extended protocol: six calls into the database
- * (parse, describe, bind, describe, execute, sync) where `exec`'s simple protocol makes two. A
- * statement without parameters gains nothing from the extended protocol, so it goes through `exec`:
- * chiefly the begin and commit of every transaction. Everything else is PGlite's own.
+ * PGlite as the dialect uses it, with two changes. PGlite's `query` runs a statement through the
+ * extended protocol: six calls into the database (parse, describe, bind, describe, execute, sync)
+ * where `exec`'s simple protocol makes two. A statement without parameters gains nothing from the
+ * extended protocol, so it goes through `exec`: chiefly the begin and commit of every transaction.
+ * And closing it releases the directory's lock (directory-lock.ts) once the database is shut.
+ * Everything else is PGlite's own.
  */
-function simpleProtocolWhenParameterless(pglite: PGlite): PGlite {
+function dialectClient(pglite: PGlite, release: () => void): PGlite {
+  async function close(): Promise<void> {
+    try {
+      await pglite.close();
+    } finally {
+      release();
+    }
+  }
   async function query<T>(text: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>> {
     if (params && params.length > 0) return pglite.query<T>(text, params, options);
     const results = await pglite.exec(text, options);
@@ -120,16 +137,12 @@ function simpleProtocolWhenParameterless(pglite: PGlite): PGlite {
   return new Proxy(pglite, {
     get(target, property) {
       if (property === 'query') return query;
+      if (property === 'close') return close;
       const value: unknown = Reflect.get(target, property, target);
       // PGlite keeps its state in private fields, so its methods must run on PGlite itself
       return typeof value === 'function' ? (value as (this: PGlite, ...args: unknown[]) => unknown).bind(target) : value;
     },
   });
-}
-
-/** A Postgres server that could not be opened: its message is the one line a start or a command prints. */
-export class StoreOpenError extends Error {
-  readonly code = 'store_unreachable';
 }
 
 /**
