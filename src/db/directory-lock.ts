@@ -7,10 +7,14 @@
 import lockfile from 'proper-lockfile';
 import { StoreOpenError } from '../errors.js';
 
-/** How long a lock not kept fresh counts as held: its holder may be busy for this long. */
-const STALE_MS = 10_000;
+/**
+ * How long a lock not kept fresh counts as held. The holder keeps it fresh from its event loop,
+ * which PGlite blocks while it runs: the first start of a new directory (initdb and the
+ * migrations) is one such stretch, several seconds on a busy machine.
+ */
+const STALE_MS = 30_000;
 /** How often the holder keeps it fresh. */
-const UPDATE_MS = 2_000;
+const UPDATE_MS = 5_000;
 /** How often a process waiting for the lock of a killed holder looks again. */
 const RETRY_MS = 500;
 
