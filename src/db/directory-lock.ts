@@ -27,25 +27,28 @@ const RETRY_MS = 500;
  * beside another.
  */
 export async function lockDirectory(dir: string): Promise<() => void> {
+  const options: lockfile.LockOptions = {
+    stale: STALE_MS,
+    update: UPDATE_MS,
+    realpath: false,
+    onCompromised: (error) => {
+      console.error(`The lock on ${dir} was lost (${error.message}): stopping before the database is written by two processes`);
+      process.exit(1);
+    },
+  };
   try {
-    await lockfile.lock(dir, {
-      stale: STALE_MS,
-      update: UPDATE_MS,
-      realpath: false,
-      retries: { retries: Math.ceil(STALE_MS / RETRY_MS) + 2, factor: 1, minTimeout: RETRY_MS, maxTimeout: RETRY_MS },
-      onCompromised: (error) => {
-        console.error(`The lock on ${dir} was lost (${error.message}): stopping before the database is written by two processes`);
-        process.exit(1);
-      },
+    await lockfile.lock(dir, options).catch(async (error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+      // Said at once: whoever started this sees why nothing happens for a while.
+      console.error(`The embedded database in ${dir} is locked by another process: waiting up to ${STALE_MS / 1000} s, in case that process was killed`);
+      await lockfile.lock(dir, { ...options, retries: { retries: Math.ceil(STALE_MS / RETRY_MS) + 2, factor: 1, minTimeout: RETRY_MS, maxTimeout: RETRY_MS } });
     });
     return () => lockfile.unlockSync(dir, { realpath: false });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
     throw new StoreOpenError(
       `The embedded database in ${dir} is open in another process (a service starting or running, or an operator command); stop it first or use another DATA_DIR`,
-      {
-        cause: error,
-      },
+      { cause: error },
     );
   }
 }

@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 describe('the embedded database is open in one process at a time', () => {
-  it('two services started at once on one DATA_DIR: one serves, the other stops with one line', { timeout: 120_000 }, async () => {
+  it('two services started at once on one DATA_DIR: one serves, the other says it waits, then stops', { timeout: 120_000 }, async () => {
     const started = await Promise.allSettled([startService(store.env, 90_000), startService(store.env, 90_000)]);
     const serving = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
     services.push(...serving);
@@ -28,7 +28,7 @@ describe('the embedded database is open in one process at a time', () => {
     expect(serving).toHaveLength(1);
     expect(refused).toHaveLength(1);
     expect(refused[0]).toMatch(
-      /exited \(1\) before listening:\nThe embedded database in \S+ is open in another process \(a service starting or running, or an operator command\)/,
+      /exited \(1\) before listening:\nThe embedded database in \S+ is locked by another process: waiting up to 30 s, in case that process was killed\nThe embedded database in \S+ is open in another process \(a service starting or running, or an operator command\)/,
     );
     const { key } = await accountWithKeyVia(serving[0]!, EMAIL, 'professional');
     expect((await serving[0]!.get('/usage', key)).status).toBe(200);
@@ -41,6 +41,7 @@ describe('the embedded database is open in one process at a time', () => {
     const result = await runCli(['account', 'plan', '--email', EMAIL, '--plan', 'business'], store.env, 90_000);
     expect(result.code).toBe(1);
     expect(oneJson(result).error).toMatch(/^The embedded database in \S+ is open in another process/);
+    expect(result.stderr).toMatch(/is locked by another process: waiting up to 30 s, in case that process was killed/);
     expect((await serving!.get('/status')).status).not.toBe(500);
   });
 
