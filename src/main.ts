@@ -11,8 +11,8 @@ import { findRunningService, keepDataDirPrivate } from './service-file.js';
 async function main(): Promise<void> {
   const config = parseConfig(process.env);
   keepDataDirPrivate(config.DATA_DIR);
-  const running = await findRunningService(config.DATA_DIR);
-  if (running && !config.DATABASE_URL) {
+  const running = config.DATABASE_URL ? null : await findRunningService(config.DATA_DIR);
+  if (running) {
     // PGlite is one process's database: a second service on the same directory would corrupt it.
     throw new ConfigError(`A service (pid ${running.pid}) already uses DATA_DIR ${config.DATA_DIR}; stop it first or use another DATA_DIR`);
   }
