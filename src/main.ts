@@ -13,7 +13,8 @@ async function main(): Promise<void> {
   keepDataDirPrivate(config.DATA_DIR);
   const running = config.DATABASE_URL ? null : await findRunningService(config.DATA_DIR);
   if (running) {
-    // PGlite is one process's database: a second service on the same directory would corrupt it.
+    // PGlite is one process's database. The directory's lock would refuse this start too, but only
+    // after waiting out a killed holder's lock; a service that answers is refused at once.
     throw new ConfigError(`A service (pid ${running.pid}) already uses DATA_DIR ${config.DATA_DIR}; stop it first or use another DATA_DIR`);
   }
   let reportQuery: ((event: LogEvent) => void) | null = null;
