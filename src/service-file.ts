@@ -6,15 +6,22 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { narrowToOwner } from './private-files.js';
 
-export interface ServiceFile {
-  pid: number;
-  internalUrl: string;
-  publicUrl: string;
-}
+const serviceFileSchema = z.object({ pid: z.number().int().positive(), internalUrl: z.string(), publicUrl: z.string() });
+export type ServiceFile = z.infer<typeof serviceFileSchema>;
 
 const serviceFilePath = (dataDir: string) => join(dataDir, 'service.json');
+
+/** service.json as a service wrote it; null when there is none, or what is there is not one (truncated, edited, left by another program). */
+function readServiceFile(dataDir: string): ServiceFile | null {
+  try {
+    return serviceFileSchema.parse(JSON.parse(readFileSync(serviceFilePath(dataDir), 'utf8')));
+  } catch {
+    return null;
+  }
+}
 
 const OWNED_ENTRIES = ['pgdata', 'operator-token', 'webhook-key', 'service.json'];
 
@@ -63,13 +70,7 @@ export function writeServiceFile(dataDir: string, file: ServiceFile): void {
 
 /** Removes service.json if it names `pid`: processes on one Postgres may share a data directory, and the last one started wrote it. */
 export function removeServiceFile(dataDir: string, pid: number): void {
-  try {
-    const file = JSON.parse(readFileSync(serviceFilePath(dataDir), 'utf8')) as ServiceFile;
-    if (file.pid !== pid) return;
-  } catch {
-    return;
-  }
-  rmSync(serviceFilePath(dataDir), { force: true });
+  if (readServiceFile(dataDir)?.pid === pid) rmSync(serviceFilePath(dataDir), { force: true });
 }
 
 /**
@@ -80,13 +81,8 @@ export function removeServiceFile(dataDir: string, pid: number): void {
  * listens on the recorded port.
  */
 export async function findRunningService(dataDir: string): Promise<ServiceFile | null> {
-  let file: ServiceFile;
-  try {
-    file = JSON.parse(readFileSync(serviceFilePath(dataDir), 'utf8')) as ServiceFile;
-  } catch {
-    return null;
-  }
-  if (file.pid === process.pid) return null;
+  const file = readServiceFile(dataDir);
+  if (file === null || file.pid === process.pid) return null;
   try {
     process.kill(file.pid, 0);
   } catch (error) {

@@ -155,6 +155,15 @@ describe('after the service', () => {
     },
   );
 
+  it('a service.json that is not one (null, cut short, another shape): the CLI opens the database itself', { timeout: 60_000 }, async () => {
+    for (const content of ['null', '{"pid":', '[]', '{"pid":"1","internalUrl":7}']) {
+      writeFileSync(join(store.dataDir, 'service.json'), content);
+      const planned = await cli('account', 'plan', '--email', EMAIL, '--plan', 'professional');
+      expect(succeeded(planned), content).toEqual({ id: expect.any(String), email: EMAIL, plan: 'professional' });
+      expect(planned.stderr, content).toContain(`No service runs on DATA_DIR ${store.dataDir}`);
+    }
+  });
+
   it('refuses an unknown e-mail on a database it opened itself, with one error object', { timeout: 60_000 }, async () => {
     const result = await directRefusal;
     expect(oneJson(result)).toEqual({ error: 'No account with e-mail nobody@example.test' });
