@@ -24,6 +24,7 @@ const UNIT_TESTS = [
   'test/keys/identifier-uniformity.test.ts',
   'test/webhooks/target.test.ts',
   'test/http/listener.test.ts',
+  'test/http/end-of-turn.test.ts',
   'test/docs/**/*.test.ts',
 ];
 

@@ -10,13 +10,15 @@
 //      `answerMethods` answers what no endpoint does, once for every surface: 404, 405 with Allow,
 //      OPTIONS, and HEAD as GET without a body.
 //   3. `dispatch` hands the request to its endpoint's own steps (src/rest/pipeline.ts for the API).
-//   4. The answer becomes the fetch Response the adapter writes.
+//   4. The answer becomes the fetch Response the adapter writes, no earlier than the end of the turn
+//      that read the request (src/http/end-of-turn.ts).
 import { METHODS } from 'node:http';
 import { Readable } from 'node:stream';
 import { Response, createServerAdapter } from '@whatwg-node/server';
 import FindMyWay from 'find-my-way';
 import type { Logger } from 'pino';
 import { NotFoundError } from './errors.js';
+import { endOfTurn } from './http/end-of-turn.js';
 import { MAX_HEADER_BYTES } from './http/limits.js';
 import { MethodNotAllowedError } from './http/http-errors.js';
 import type { AnsweredRequest } from './metrics.js';
@@ -246,7 +248,12 @@ export interface EdgeOptions {
 /** A listener's handler: node:http's request listener, and `fetch(request, context)` for tests. */
 export function createEdge(steps: readonly Step[], { logger, stopping = () => false }: EdgeOptions) {
   const serve = createPipeline(steps, logger);
-  return createServerAdapter<ServerContext>(async (request, context) => responseOf(await serve(new EdgeRequest(request, context)), stopping()));
+  return createServerAdapter<ServerContext>(async (request, context) => {
+    const turnRead = endOfTurn();
+    const exchange = await serve(new EdgeRequest(request, context));
+    await turnRead;
+    return responseOf(exchange, stopping());
+  });
 }
 
 export type Edge = ReturnType<typeof createEdge>;
