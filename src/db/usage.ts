@@ -50,6 +50,7 @@ type KeyColumn = keyof typeof KEY_COLUMN_TYPES;
  * Adds each row's `requests` to the stored row with its key, or stores it. The rows travel as one
  * array per column, read back by `unnest`: a statement of a few parameters whatever the number of
  * rows, which the database parses and plans in a fraction of the time a row of parameters each takes.
+ * `unnest` gives the rows back in their order, so they are still locked in key order (rollUp).
  */
 async function addCounts<Table extends keyof CountTables>(
   trx: Transaction<Database>,
