@@ -28,14 +28,15 @@ describe('the edge writes an answer', () => {
   it('made after I/O, at once, without waiting for another turn', async () => {
     const order: string[] = [];
     const waited: Step = async (exchange, next) => {
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      // I/O that ends in a later turn than the one that read the request
+      await new Promise((resolve) => setImmediate(resolve));
       setImmediate(() => order.push('next turn ended'));
       return next(exchange);
     };
     const edge = createEdge([waited, answer(order, 'later')], { logger });
     const response = await edge.fetch('http://rates.test/');
     order.push('written');
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setImmediate(resolve));
     expect(order).toEqual(['later answered', 'written', 'next turn ended']);
     expect(response.status).toBe(200);
   });
