@@ -32,6 +32,12 @@ const schema = z
      */
     DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
     DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
+    /**
+     * The most pooled connections a process keeps open to a Postgres server (its change feed and
+     * leader lock use one more each): processes times this must stay below the server's
+     * max_connections, or requests answer 503 when the server refuses a connection.
+     */
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
     /** the `documentation` link of GET /; PUBLIC_URL/docs (served by the service) when unset */
     DOCUMENTATION_URL: z.url().optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -181,11 +181,13 @@ export function targetFromConfig(config: {
   DATA_DIR: string;
   DATABASE_CONNECT_TIMEOUT_MS: number;
   DATABASE_STATEMENT_TIMEOUT_MS: number;
+  DATABASE_POOL_SIZE: number;
 }): DatabaseTarget {
   return config.DATABASE_URL
     ? {
         kind: 'postgres',
         url: config.DATABASE_URL,
+        maxConnections: config.DATABASE_POOL_SIZE,
         timeouts: { connectMs: config.DATABASE_CONNECT_TIMEOUT_MS, statementMs: config.DATABASE_STATEMENT_TIMEOUT_MS },
       }
     : { kind: 'pglite', dataDir: `${config.DATA_DIR}/pgdata` };

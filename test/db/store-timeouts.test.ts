@@ -7,17 +7,19 @@ import { openDatabase, targetFromConfig, type OpenDatabase } from '../../src/db/
 import { StoreUnavailableError } from '../../src/errors.js';
 import { createTestDatabaseUrl } from '../support/db.js';
 
-describe('store time bounds in the configuration', () => {
-  it('default to 1 s for a connection and 1 s for a statement, and reach the Postgres target', () => {
+describe('store time bounds and pool size in the configuration', () => {
+  it('default to 1 s for a connection, 1 s for a statement and 10 connections, and reach the Postgres target', () => {
     const config = parseConfig({ DATABASE_URL: 'postgres://db.example.test/rates' });
     expect(targetFromConfig(config)).toEqual({
       kind: 'postgres',
       url: 'postgres://db.example.test/rates',
+      maxConnections: 10,
       timeouts: { connectMs: 1000, statementMs: 1000 },
     });
     expect(targetFromConfig(parseConfig({ DATABASE_URL: 'postgres://h/d', DATABASE_STATEMENT_TIMEOUT_MS: '250' }))).toMatchObject({
       timeouts: { statementMs: 250 },
     });
+    expect(targetFromConfig(parseConfig({ DATABASE_URL: 'postgres://h/d', DATABASE_POOL_SIZE: '3' }))).toMatchObject({ maxConnections: 3 });
   });
 
   it('refuse a bound that is not a whole number of milliseconds from 100 to 60000', () => {
@@ -25,6 +27,10 @@ describe('store time bounds in the configuration', () => {
       expect(() => parseConfig({ DATABASE_CONNECT_TIMEOUT_MS: bad })).toThrow(ConfigError);
       expect(() => parseConfig({ DATABASE_STATEMENT_TIMEOUT_MS: bad })).toThrow(/DATABASE_STATEMENT_TIMEOUT_MS/);
     }
+  });
+
+  it('refuse a pool size that is not a whole number from 1 to 100', () => {
+    for (const bad of ['0', '101', '2.5', 'many', '-1']) expect(() => parseConfig({ DATABASE_POOL_SIZE: bad })).toThrow(/DATABASE_POOL_SIZE/);
   });
 });
 
@@ -51,5 +57,22 @@ describe.skipIf(!process.env.DATABASE_URL)('a statement past its bound (Postgres
     expect(Date.now() - started).toBeLessThan(1_500);
     const { rows } = await sql<{ one: number }>`select 1 as one`.execute(open.db);
     expect(rows).toEqual([{ one: 1 }]);
+  });
+});
+
+describe.skipIf(!process.env.DATABASE_URL)('the pool size (Postgres; skipped without DATABASE_URL)', () => {
+  it('bounds the connections one process opens: six statements at once share DATABASE_POOL_SIZE=2 connections', async () => {
+    const database = (await createTestDatabaseUrl())!;
+    const open = await openDatabase(targetFromConfig(parseConfig({ DATABASE_URL: database.url, DATABASE_POOL_SIZE: '2' })));
+    try {
+      const backends = await Promise.all(
+        Array.from({ length: 6 }, async () => (await sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.05)`.execute(open.db)).rows[0]!.pid),
+      );
+      expect(new Set(backends).size).toBe(2);
+      expect(open.pool!()).toMatchObject({ total: 2 });
+    } finally {
+      await open.db.destroy();
+      await database.drop();
+    }
   });
 });

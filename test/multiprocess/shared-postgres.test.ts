@@ -108,7 +108,9 @@ describe.skipIf(!process.env.DATABASE_URL)('three service processes sharing one 
     const deadline = Date.now() + 10_000;
     let seen: number[] = [];
     while (Date.now() < deadline) {
-      seen = (await onEvery('/2026-05-11', key)).map((a) => a.body.rates.USD);
+      const answers = await onEvery('/2026-05-11', key);
+      expect(answers.filter((a) => a.status !== 200)).toEqual([]); // a refusal shows its status and envelope
+      seen = answers.map((a) => a.body.rates.USD);
       if (seen.every((usd) => usd === Number(corrected))) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

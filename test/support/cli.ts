@@ -287,7 +287,9 @@ export async function startService(
     cwd: ROOT,
     // No scheduler unless a test asks for one: tests never reach the RBA's servers. No balancer to
     // wait for on a stop either. A whole suite loads this machine far beyond production, where a
-    // store a second late is a store away: tests of that bound set it themselves.
+    // store a second late is a store away: tests of that bound set it themselves. The files running
+    // at once start a dozen processes on one Postgres server: small pools keep them all within its
+    // max_connections.
     env: childEnv({
       PORT: '0',
       INTERNAL_PORT: '0',
@@ -296,6 +298,7 @@ export async function startService(
       SHUTDOWN_DELAY_MS: '0',
       DATABASE_CONNECT_TIMEOUT_MS: '5000',
       DATABASE_STATEMENT_TIMEOUT_MS: '5000',
+      DATABASE_POOL_SIZE: '4',
       ...env,
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
