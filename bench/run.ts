@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { measureExport, type ExportResult } from './export.js';
-import { build, cpuSecondsOf, startService, SYNTHETIC, type Service } from './service.js';
+import { build, startService, SYNTHETIC, type Service } from './service.js';
 import { CPU_PAIRS, targetsFor, type Request, type Target } from './targets.js';
 import { wrk, wrkScript, type WrkResult } from './wrk.js';
 
@@ -61,7 +61,7 @@ const median = (values: readonly number[]) => {
 interface Run extends WrkResult {
   /** the bare server's req/s measured just before */
   bare: number;
-  /** µs of the service's CPU per request */
+  /** µs of CPU per request: the service's, and on Postgres the local server's too (Service.cpuSeconds) */
   cpuMicros: number;
 }
 
@@ -97,11 +97,11 @@ async function preflight(service: Service, target: Target): Promise<number> {
   return refused / distinct.length;
 }
 
-async function measure(origin: string, script: string, pid: number | null): Promise<WrkResult & { cpuMicros: number }> {
+async function measure(origin: string, script: string, cpuSeconds: (() => number) | null): Promise<WrkResult & { cpuMicros: number }> {
   if (WARMUP > 0) await wrk(origin, script, WARMUP, CONNECTIONS);
-  const cpu0 = pid === null ? 0 : cpuSecondsOf(pid);
+  const cpu0 = cpuSeconds?.() ?? 0;
   const result = await wrk(origin, script, SECONDS, CONNECTIONS);
-  const cpuMicros = pid === null ? 0 : ((cpuSecondsOf(pid) - cpu0) * 1e6) / result.requests;
+  const cpuMicros = cpuSeconds ? ((cpuSeconds() - cpu0) * 1e6) / result.requests : 0;
   return { ...result, cpuMicros };
 }
 
@@ -119,7 +119,9 @@ const pct = (share: number) => `${(share * 100).toFixed(1)}%`;
 
 function report(service: Service, targets: Target[], runs: Map<string, Run[]>): void {
   console.log(`\n${service.label}: ${service.storage}, ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections; medians\n`);
-  console.log('| target | req/s | share of bare | p99 | server CPU per request | 4xx | floor |');
+  console.log(
+    `| target | req/s | share of bare | p99 | server CPU per request${service.storage === 'postgres' ? ' (service + Postgres)' : ''} | 4xx | floor |`,
+  );
   console.log('|---|---|---|---|---|---|---|');
   for (const target of targets) {
     const of = runs.get(target.name);
@@ -210,7 +212,7 @@ async function main(): Promise<void> {
           const order = services.map((_, i) => services[(i + round) % services.length]!);
           for (const service of order) {
             const { script, refused } = scripts.get(service)!.get(target.name)!;
-            const run = { ...(await measure(`${service.origin}/`, script, service.pid)), bare: bareRun.reqPerSec };
+            const run = { ...(await measure(`${service.origin}/`, script, () => service.cpuSeconds())), bare: bareRun.reqPerSec };
             // a varied target's share of 404s depends on which of its requests the run got to
             const seen = run.statusErrors / run.requests;
             if (run.socketErrors > 0 || (refused === 0 && seen > 0) || (refused === 1 && seen < 1)) {

@@ -7,7 +7,7 @@
 // so that /export from 2018 is measured on a history of the real size.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +25,11 @@ export interface Service extends Stored {
   origin: string;
   key: string;
   pid: number;
+  /**
+   * Seconds of CPU spent serving it so far: the service's process, and on Postgres the local
+   * server's processes too, which do the work that PGlite does inside the service.
+   */
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
 
@@ -62,11 +67,33 @@ export function rssOf(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 }
 
-/** Seconds of CPU (user + system) the process has used, from /proc. */
-export function cpuSecondsOf(pid: number): number {
+/** Seconds of CPU (user + system) the process has used, with its ended children's if asked, from /proc. */
+export function cpuSecondsOf(pid: number, options: { children?: boolean } = {}): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime and stime, in USER_HZ (100 on Linux)
+  const fields = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .map(Number);
+  // utime and stime, then cutime and cstime, in USER_HZ (100 on Linux)
+  return (fields[11]! + fields[12]! + (options.children ? fields[13]! + fields[14]! : 0)) / 100;
+}
+
+/**
+ * Seconds of CPU used by this machine's Postgres server (nothing else uses it during a bench; 0 when
+ * it runs elsewhere): its live processes, and those that ended, which the postmaster counts as its
+ * children's time once it has reaped them.
+ */
+function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuSecondsOf(Number(entry), { children: true });
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
 }
 
 /** The days of the synthetic history. */
@@ -138,6 +165,7 @@ export async function startService(label: string, ratesFile: string, extraEnv: R
       origin,
       key,
       pid: child.pid!,
+      cpuSeconds: () => cpuSecondsOf(child.pid!) + (serverUrl ? postgresCpuSeconds() : 0),
       firstDate: imported.firstDate,
       lastDate: imported.lastDate,
       stop,
