@@ -67,28 +67,27 @@ export function rssOf(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 }
 
-/** Seconds of CPU (user + system) the process has used, with its ended children's if asked, from /proc. */
-export function cpuSecondsOf(pid: number, options: { children?: boolean } = {}): number {
+/**
+ * Seconds of CPU (user + system) the process and its ended children have used, from /proc: a
+ * Postgres server's ended backends count in its postmaster's; the service has no children.
+ */
+function cpuSecondsOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat
     .slice(stat.lastIndexOf(')') + 2)
     .split(' ')
     .map(Number);
-  // utime and stime, then cutime and cstime, in USER_HZ (100 on Linux)
-  return (fields[11]! + fields[12]! + (options.children ? fields[13]! + fields[14]! : 0)) / 100;
+  // utime, stime, cutime and cstime, in USER_HZ (100 on Linux)
+  return (fields[11]! + fields[12]! + fields[13]! + fields[14]!) / 100;
 }
 
-/**
- * Seconds of CPU used by this machine's Postgres server (nothing else uses it during a bench; 0 when
- * it runs elsewhere): its live processes, and those that ended, which the postmaster counts as its
- * children's time once it has reaped them.
- */
+/** Seconds of CPU used by this machine's Postgres server, its ended backends included (nothing else uses it during a bench; 0 when it runs elsewhere). */
 function postgresCpuSeconds(): number {
   let total = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuSecondsOf(Number(entry), { children: true });
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuSecondsOf(Number(entry));
     } catch {
       // the process ended meanwhile
     }
