@@ -3,7 +3,8 @@
 // this process answering a body of /latest's size. wrk drives each target (bench/targets.ts), each
 // measured right after a run of the bare server, the targets taking turns round after round; the
 // report gives each target's medians: req/s, share of bare, p99 and the server's CPU per request,
-// then /export's time and memory, each against its floor (docs/performance.md).
+// then /export's time and memory, each against its floor (docs/performance.md). Beside the MCP
+// target it gives the MCP SDK's own CPU per call, measured apart (bench/mcp-sdk.ts).
 //
 //   npm run bench -- [--only <text>,…] [--rounds 3] [--seconds 4] [--warmup 1] [--connections 50]
 //                    [--export-rounds 3] [--variant NAME=VALUE …] [--rates <file>]
@@ -13,15 +14,17 @@
 // turn with the first, and reports each target's share in both.
 // Exits 1 when an answer was not what the target expects (a socket error, a 4xx or 5xx from a target
 // that had none before the load), not when a floor is missed: it is a report.
+import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { SERVICE_NODE_FLAGS } from '../scripts/build.js';
 import { measureExport, type ExportResult } from './export.js';
 import { build, startService, SYNTHETIC, type Service } from './service.js';
-import { CPU_PAIRS, targetsFor, type Request, type Target } from './targets.js';
+import { CPU_PAIRS, MCP_PAIR, targetsFor, type Request, type Target } from './targets.js';
 import { wrk, wrkScript, type WrkResult } from './wrk.js';
 
 const { values: flags } = parseArgs({
@@ -115,9 +118,25 @@ function bareServer(bytes: number) {
   });
 }
 
+/**
+ * The MCP SDK's own CPU per call (bench/mcp-sdk.ts), run with the service's Node flags while each
+ * call stays in flight as long as the twin's requests did under the load: the least an MCP call can
+ * cost beyond its twin.
+ */
+async function measureSdk(service: Service, twin: readonly Run[], dir: string): Promise<{ inFlightMs: number; cpuMicros: number }> {
+  const bodyFile = join(dir, 'twin-body.json');
+  const answer = await fetch(`${service.origin}/latest`, { headers: { Authorization: `Bearer ${service.key}` } });
+  writeFileSync(bodyFile, await answer.text());
+  const inFlightMs = Math.max(1, Math.round((CONNECTIONS * 1_000) / median(twin.map((r) => r.reqPerSec))));
+  const script = fileURLToPath(new URL('mcp-sdk.ts', import.meta.url));
+  const args = [...SERVICE_NODE_FLAGS, '--import', 'tsx', script, bodyFile, String(inFlightMs), String(SECONDS), String(CONNECTIONS)];
+  const { stdout } = await promisify(execFile)(process.execPath, args);
+  return { inFlightMs, cpuMicros: (JSON.parse(stdout) as { cpuMicros: number }).cpuMicros };
+}
+
 const pct = (share: number) => `${(share * 100).toFixed(1)}%`;
 
-function report(service: Service, targets: Target[], runs: Map<string, Run[]>): void {
+function report(service: Service, targets: Target[], runs: Map<string, Run[]>, sdk: { inFlightMs: number; cpuMicros: number } | null): void {
   console.log(`\n${service.label}: ${service.storage}, ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections; medians\n`);
   console.log(
     `| target | req/s | share of bare | p99 | server CPU per request${service.storage === 'postgres' ? ' (service + Postgres)' : ''} | 4xx | floor |`,
@@ -143,6 +162,12 @@ function report(service: Service, targets: Target[], runs: Map<string, Run[]>): 
     if (!a || !b) continue;
     const ratio = median(a.map((r) => r.cpuMicros)) / median(b.map((r) => r.cpuMicros));
     console.log(`\n${one} costs ${ratio.toFixed(2)}× the server CPU of ${other} (at most ${most}×: ${ratio <= most ? 'met' : 'MISSED'})`);
+    if (sdk && one === MCP_PAIR[0]) {
+      const share = sdk.cpuMicros / median(b.map((r) => r.cpuMicros));
+      console.log(
+        `  the MCP SDK alone, ${CONNECTIONS} calls each in flight for ${sdk.inFlightMs} ms: ${Math.round(sdk.cpuMicros)} µs per call, ${share.toFixed(2)}× the twin's CPU`,
+      );
+    }
   }
 }
 
@@ -224,7 +249,11 @@ async function main(): Promise<void> {
           process.stdout.write('.');
         }
       }
-      for (const service of services) report(service, targets, runs.get(service)!);
+      for (const service of services) {
+        const twin = runs.get(service)!.get(MCP_PAIR[1]);
+        const sdk = runs.get(service)!.has(MCP_PAIR[0]) && twin ? await measureSdk(service, twin, dir) : null;
+        report(service, targets, runs.get(service)!, sdk);
+      }
       if (services.length > 1) reportVariants(services, targets, runs);
     }
     if (wanted('export')) for (const service of services) reportExport(service, await measureExport(service, EXPORT_ROUNDS));
