@@ -13,14 +13,14 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { createServerAdapter, Response } from '@whatwg-node/server';
+import { MCP_HEADERS, toolCall } from './targets.js';
 
 const [bodyFile, inFlightText, secondsText, connectionsText] = process.argv.slice(2);
 const twinBody = readFileSync(bodyFile!, 'utf8');
 const [inFlightMs, seconds, connections] = [Number(inFlightText), Number(secondsText), Number(connectionsText)];
 
-const message = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_latest_rates', arguments: {} } };
-const body = JSON.stringify(message);
-const headers = { Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json', 'Mcp-Protocol-Version': '2025-06-18' };
+/** the bench's MCP target's call */
+const { body } = toolCall('get_latest_rates', {});
 
 /** one for every call, as the endpoint has */
 const validator = new AjvJsonSchemaValidator();
@@ -42,7 +42,7 @@ const adapter = createServerAdapter(async (request) => {
 });
 
 async function call(): Promise<void> {
-  const response = await adapter.fetch('http://bench/mcp', { method: 'POST', headers, body });
+  const response = await adapter.fetch('http://bench/mcp', { method: 'POST', headers: MCP_HEADERS, body });
   const answer = JSON.parse(await response.text()) as { result?: { isError?: boolean } };
   if (!answer.result || answer.result.isError) throw new Error(`the call failed: ${JSON.stringify(answer)}`);
 }

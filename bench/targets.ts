@@ -81,7 +81,10 @@ function mixedPaths(count: number, stored: Stored): Request[] {
   });
 }
 
-const toolCall = (name: string, args: Record<string, unknown>): Request => ({
+/** The headers an MCP client sends with each call, besides its key. */
+export const MCP_HEADERS = { Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json', 'Mcp-Protocol-Version': '2025-06-18' };
+
+export const toolCall = (name: string, args: Record<string, unknown>): Request => ({
   method: 'POST',
   path: '/mcp',
   body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
